@@ -1,0 +1,139 @@
+# topdown: one binary, build/topdown, with the BPF object embedded
+# through its libbpf skeleton.
+#
+#   make            build build/topdown
+#   make deps       install the Debian packages the build, tests and demo need
+#   make demo       deps + build + collect the bundled workload for a few seconds
+#   make test       deps + build + the whole suite (unit, ASan/UBSan, fuzz smoke, e2e)
+
+ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+OUT ?= build
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PKG_CONFIG ?= pkg-config
+
+PKGS := libbpf jansson sqlite3 libpq
+WARN := -Wall -Wextra -Werror
+CFLAGS ?= -O2 -g
+CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE $(SANITIZE_FLAGS)
+CPPFLAGS += -I$(OUT) -Ibpf -Iuser -Istorage -Ikb -Imcp \
+	    $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lpfm -lm -lpthread
+LDFLAGS += $(SANITIZE_FLAGS)
+
+ifeq ($(SANITIZE),1)
+SANITIZE_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+		  -fno-sanitize-recover=undefined
+endif
+
+# Everything except main.c goes into one static library that the
+# binary, the tests and the fuzz targets link.
+LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c storage/*.c kb/*.c mcp/*.c))
+LIB_OBJS := $(patsubst %.c,$(OUT)/obj/%.o,$(LIB_SRCS))
+LIB := $(OUT)/libtopdown.a
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
+KB_GEN := $(wildcard kb/*.def)
+
+TEST_SRCS := $(wildcard tests/test_*.c)
+TESTS := $(patsubst tests/%.c,$(OUT)/tests/%,$(TEST_SRCS))
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZERS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
+WORKLOAD := $(OUT)/td-workload
+
+DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
+	libpfm4-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev \
+	pkg-config make gcc libclang-rt-14-dev valgrind linux-perf \
+	postgresql sqlite3 procps
+
+.PHONY: all deps demo test unit-tests fuzz bench-tools clean
+.SECONDARY:
+all: $(OUT)/topdown $(WORKLOAD)
+
+# Idempotent: apt-get runs only when a package is missing.
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(OUT)/topdown: $(OUT)/obj/user/main.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(LIB): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+# The objects that load BPF need the skeletons first.
+$(LIB_OBJS) $(OUT)/obj/user/main.o: $(SKELS)
+
+$(OUT)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# BPF: CO-RE against the checked-in vmlinux.h of the target arch.
+$(OUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h
+	@mkdir -p $(@D)
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) \
+		-Ivmlinux/$(ARCH) -Ibpf -Wall -Werror -c $< -o $@
+	llvm-strip -g $@
+
+$(OUT)/%.skel.h: $(OUT)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@
+
+$(WORKLOAD): tests/workload/workload.c
+	@mkdir -p $(@D)
+	$(CC) -O1 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -o $@ $< -lpthread
+
+$(OUT)/tests/%: tests/%.c tests/*.h $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+
+unit-tests: $(TESTS)
+
+# libFuzzer needs clang; the fuzz build has its own object tree.
+FUZZ_OUT := $(OUT)/fuzzlib
+$(OUT)/fuzz/%: tests/fuzz/%.c
+	@$(MAKE) --no-print-directory OUT=$(FUZZ_OUT) CC=$(CLANG) \
+		SANITIZE_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" $(FUZZ_OUT)/libtopdown.a
+	@mkdir -p $(@D)
+	$(CLANG) $(CPPFLAGS) -I$(FUZZ_OUT) -g -O1 -fsanitize=fuzzer,address,undefined \
+		-o $@ $< $(FUZZ_OUT)/libtopdown.a $(LDLIBS)
+
+fuzz: $(FUZZERS)
+
+# bench/: the yardstick program for the sched_switch benchmark.
+$(OUT)/minimal_reads.bpf.o: bench/minimal_reads.bpf.c bpf/*.h
+	@mkdir -p $(@D)
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) \
+		-Ivmlinux/$(ARCH) -Ibpf -Wall -Werror -c $< -o $@
+	llvm-strip -g $@
+
+$(OUT)/td-minimal-reads: bench/minimal_reads.c $(OUT)/minimal_reads.skel.h $(LIB)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+bench-tools: all $(OUT)/td-minimal-reads
+
+# deps first, in its own step: the pkg-config flags above are read when
+# make starts, so the build runs in a fresh make once the packages exist.
+demo: deps
+	@$(MAKE) --no-print-directory all
+	./tests/demo.sh $(OUT)
+
+test: deps
+	@$(MAKE) --no-print-directory all unit-tests fuzz
+	@$(MAKE) --no-print-directory OUT=$(OUT)/asan SANITIZE=1 unit-tests
+	./tests/run.sh $(OUT)
+
+clean:
+	rm -rf $(OUT)
+
+# Modules that need build rules of their own keep them beside their code.
+-include kb/kb.mk
+
+-include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)

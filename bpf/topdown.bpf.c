@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Per-thread counter accounting on sched_switch.
+ *
+ * Userspace opens one perf event per CPU per counter slot and puts the fds
+ * in `counters` at cpu * TD_MAX_SLOTS + slot. Each CPU keeps the reading
+ * taken when the current thread's slice began; at the next switch (or a
+ * flush) the difference is charged to that thread. A slice is only opened
+ * for threads we track, so a switch between two untracked threads costs
+ * one map lookup.
+ *
+ * Every handler exists twice: tp_btf where the kernel has BTF-enabled
+ * tracing programs, raw_tp otherwise. Userspace probes and loads one set.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "topdown.h"
+
+#define TASK_RUNNING 0
+#define TASK_DEAD 0x80
+
+const volatile bool system_wide = false;
+const volatile __u32 nr_slots = 0;
+/* --process NAME: processes that exec (or fork) with this comm become targets */
+const volatile bool match_comm = false;
+const volatile char target_comm[TD_TASK_COMM_LEN] = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} counters SEC(".maps"); /* max_entries set by userspace: cpus * TD_MAX_SLOTS */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct td_thread_stats);
+} threads SEC(".maps"); /* max_entries set by userspace */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} targets SEC(".maps"); /* tgids tracked in process mode */
+
+/* The slice in flight on each CPU. */
+struct cpu_slice {
+	__u32 tid; /* 0: no tracked thread on this CPU */
+	__u64 start_runtime_ns; /* the thread's se.sum_exec_runtime at the slice start */
+	struct bpf_perf_event_value start[TD_MAX_SLOTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cpu_slice);
+} slices SEC(".maps");
+
+/* A zeroed record to insert from: too large for the BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct td_thread_stats);
+} blank SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+} exits SEC(".maps"); /* max_entries set by userspace */
+
+struct td_drop_counts drops = {};
+
+/* Before 5.14 the field was `long state`. */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 task_state(struct task_struct *task)
+{
+	if (bpf_core_field_exists(task->__state))
+		return BPF_CORE_READ(task, __state);
+	return BPF_CORE_READ((struct task_struct___pre514 *)task, state);
+}
+
+static __always_inline bool is_target(__u32 tid, __u32 tgid)
+{
+	if (tid == 0) /* the idle task is idle time, not a thread */
+		return false;
+	return system_wide || bpf_map_lookup_elem(&targets, &tgid);
+}
+
+/* The thread's record, created on first use; NULL when the map is full. */
+static __always_inline struct td_thread_stats *thread_stats(struct task_struct *task, __u32 tid)
+{
+	struct td_thread_stats *stats = bpf_map_lookup_elem(&threads, &tid);
+	__u32 zero = 0;
+
+	if (stats)
+		return stats;
+	stats = bpf_map_lookup_elem(&blank, &zero);
+	if (!stats)
+		return NULL;
+	stats->tid = tid;
+	stats->tgid = BPF_CORE_READ(task, tgid);
+	stats->start_ns = BPF_CORE_READ(task, start_time);
+	stats->last_cpu = -1;
+	BPF_CORE_READ_STR_INTO(&stats->comm, task, comm);
+	bpf_map_update_elem(&threads, &tid, stats, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+/*
+ * Reads every slot on this CPU, charges the difference from the slice
+ * start to stats (when given), and makes the reading the new slice start.
+ */
+static __always_inline void read_slots(struct cpu_slice *slice, struct td_thread_stats *stats, __u32 cpu)
+{
+	struct bpf_perf_event_value now;
+
+	for (__u32 slot = 0; slot < TD_MAX_SLOTS; slot++) {
+		if (slot >= nr_slots)
+			break;
+		if (bpf_perf_event_read_value(&counters, cpu * TD_MAX_SLOTS + slot, &now, sizeof(now)))
+			__builtin_memset(&now, 0, sizeof(now));
+		if (stats) {
+			stats->slots[slot].count += now.counter - slice->start[slot].counter;
+			stats->slots[slot].enabled += now.enabled - slice->start[slot].enabled;
+			stats->slots[slot].running += now.running - slice->start[slot].running;
+		}
+		slice->start[slot] = now;
+	}
+}
+
+/*
+ * On-CPU time comes from the scheduler's own account of the thread
+ * (se.sum_exec_runtime, as CLOCK_THREAD_CPUTIME_ID and schedstat report
+ * it) rather than from timestamps here, which would be off by the few
+ * hundred ns between the scheduler's clock update and the tracepoint on
+ * every switch. For the running thread a flush sees it as of the last tick.
+ */
+static __always_inline __u64 task_runtime(struct task_struct *task)
+{
+	return BPF_CORE_READ(task, se.sum_exec_runtime);
+}
+
+static __always_inline void charge_time(struct td_thread_stats *stats, struct cpu_slice *slice,
+					__u32 cpu, __u64 runtime)
+{
+	stats->oncpu_ns += runtime - slice->start_runtime_ns;
+	slice->start_runtime_ns = runtime;
+	if (stats->last_cpu >= 0 && stats->last_cpu != (__s32)cpu)
+		stats->migrations++;
+	stats->last_cpu = cpu;
+}
+
+/* A dead thread's last switch: send its totals and forget it. */
+static __always_inline void retire_thread(struct td_thread_stats *stats, __u32 tid)
+{
+	stats->exited = 1;
+	if (bpf_ringbuf_output(&exits, stats, sizeof(*stats), 0)) {
+		__sync_fetch_and_add(&drops.exits_in_map, 1);
+		return;
+	}
+	bpf_map_delete_elem(&threads, &tid);
+}
+
+static __always_inline int on_switch(bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u32 prev_tid = BPF_CORE_READ(prev, pid), next_tid = BPF_CORE_READ(next, pid);
+	struct td_thread_stats *stats = NULL;
+	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
+	bool track_next = is_target(next_tid, BPF_CORE_READ(next, tgid));
+	struct cpu_slice *slice;
+	__u64 now;
+
+	slice = bpf_map_lookup_elem(&slices, &zero);
+	if (!slice)
+		return 0;
+	if (slice->tid == 0 && !track_next)
+		return 0; /* neither side tracked: the cheap path */
+
+	now = bpf_ktime_get_ns();
+	if (slice->tid && slice->tid == prev_tid) {
+		stats = thread_stats(prev, prev_tid);
+		if (!stats)
+			__sync_fetch_and_add(&drops.slices, 1);
+	}
+	read_slots(slice, stats, cpu);
+	if (stats) {
+		__u32 state = task_state(prev);
+
+		charge_time(stats, slice, cpu, task_runtime(prev));
+		BPF_CORE_READ_STR_INTO(&stats->comm, prev, comm); /* threads rename themselves */
+		if (!preempt && state != TASK_RUNNING) {
+			stats->voluntary_switches++;
+		} else {
+			stats->involuntary_switches++;
+			stats->runq_since_ns = now; /* still runnable: waits from now */
+		}
+		if (state & TASK_DEAD)
+			retire_thread(stats, prev_tid);
+	}
+
+	slice->tid = track_next ? next_tid : 0;
+	if (track_next) {
+		slice->start_runtime_ns = task_runtime(next);
+		stats = bpf_map_lookup_elem(&threads, &next_tid);
+		if (stats && stats->runq_since_ns) {
+			stats->runq_wait_ns += now - stats->runq_since_ns;
+			stats->runq_since_ns = 0;
+		}
+	}
+	return 0;
+}
+
+static __always_inline int on_wakeup(struct task_struct *task)
+{
+	__u32 tid = BPF_CORE_READ(task, pid);
+	struct td_thread_stats *stats;
+
+	if (!is_target(tid, BPF_CORE_READ(task, tgid)))
+		return 0;
+	stats = thread_stats(task, tid);
+	if (stats)
+		stats->runq_since_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* Exec or fork of a process whose name is the one we were asked to follow. */
+static __always_inline int on_new_process(struct task_struct *task)
+{
+	char comm[TD_TASK_COMM_LEN];
+	__u32 tgid = BPF_CORE_READ(task, tgid);
+	__u8 yes = 1;
+
+	if (!match_comm || BPF_CORE_READ(task, pid) != tgid)
+		return 0;
+	BPF_CORE_READ_STR_INTO(&comm, task, comm);
+	for (int i = 0; i < TD_TASK_COMM_LEN; i++) {
+		if (comm[i] != target_comm[i])
+			return 0;
+		if (!comm[i])
+			break;
+	}
+	bpf_map_update_elem(&targets, &tgid, &yes, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return on_switch(preempt, prev, next);
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return on_switch(preempt, prev, next);
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(wakeup_btf, struct task_struct *task)
+{
+	return on_wakeup(task);
+}
+
+SEC("raw_tp/sched_wakeup")
+int BPF_PROG(wakeup_raw, struct task_struct *task)
+{
+	return on_wakeup(task);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(wakeup_new_btf, struct task_struct *task)
+{
+	return on_wakeup(task);
+}
+
+SEC("raw_tp/sched_wakeup_new")
+int BPF_PROG(wakeup_new_raw, struct task_struct *task)
+{
+	return on_wakeup(task);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(exec_btf, struct task_struct *task)
+{
+	return on_new_process(task);
+}
+
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(exec_raw, struct task_struct *task)
+{
+	return on_new_process(task);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(fork_btf, struct task_struct *parent, struct task_struct *child)
+{
+	return on_new_process(child);
+}
+
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(fork_raw, struct task_struct *parent, struct task_struct *child)
+{
+	return on_new_process(child);
+}
+
+/*
+ * Run by userspace on each CPU (BPF_PROG_TEST_RUN with
+ * BPF_F_TEST_RUN_ON_CPU): charges the slice in flight up to now, so a
+ * thread that never switches is still accounted. Run once at start, it
+ * opens slices for the tracked threads already on a CPU.
+ */
+SEC("raw_tp")
+int flush_cpu(void *ctx)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid, cpu = bpf_get_smp_processor_id(), zero = 0;
+	struct td_thread_stats *stats = NULL;
+	struct cpu_slice *slice;
+
+	slice = bpf_map_lookup_elem(&slices, &zero);
+	if (!slice)
+		return 0;
+	if (slice->tid != tid || tid == 0) {
+		if (!is_target(tid, pid_tgid >> 32))
+			return 0;
+		slice->tid = tid; /* a thread that was running before we attached */
+		slice->start_runtime_ns = task_runtime(task);
+	} else {
+		stats = thread_stats(task, tid);
+		if (!stats)
+			__sync_fetch_and_add(&drops.slices, 1);
+	}
+	read_slots(slice, stats, cpu);
+	if (stats)
+		charge_time(stats, slice, cpu, task_runtime(task));
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

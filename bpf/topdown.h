@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The one header shared by topdown.bpf.c and the userspace loader: map
+ * layouts and the per-thread record. Nothing here knows about metrics.
+ */
+#ifndef TOPDOWN_BPF_H
+#define TOPDOWN_BPF_H
+
+#define TD_MAX_SLOTS 8      /* counters read on every switch */
+#define TD_TASK_COMM_LEN 16
+
+/* Sums of per-slice deltas of one counter slot. enabled/running let
+ * userspace scale a multiplexed counter to the whole time it was enabled. */
+struct td_slot_sum {
+	__u64 count;
+	__u64 enabled;
+	__u64 running;
+};
+
+/*
+ * One thread's totals since the collector attached; key: tid. The same
+ * record goes to the exit ring buffer, with exited set, when the thread
+ * dies. start_ns tells a reused tid apart from the thread it replaced.
+ */
+struct td_thread_stats {
+	__u32 tid;
+	__u32 tgid;
+	__u64 start_ns;
+	char comm[TD_TASK_COMM_LEN];
+	struct td_slot_sum slots[TD_MAX_SLOTS];
+	__u64 oncpu_ns;
+	__u64 voluntary_switches;
+	__u64 involuntary_switches;
+	__u64 migrations;
+	__u64 runq_wait_ns;
+	__u64 runq_since_ns; /* kernel bookkeeping: when it became runnable, 0 when running */
+	__s32 last_cpu;      /* kernel bookkeeping: -1 before the first slice */
+	__u32 exited;        /* set when the exit record could not be sent: userspace reaps it */
+};
+
+/* What the kernel side could not keep, reported with every run. */
+struct td_drop_counts {
+	__u64 slices;        /* slices not charged: the thread map was full */
+	__u64 exits_in_map;  /* exit records the full ring buffer refused: kept
+			      * in the map, marked exited, reaped at the next drain
+			      * (nothing lost, but a sign the drain is too slow) */
+};
+
+#endif

@@ -1,0 +1,1146 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The SQLite backend: one database file, WAL journal so readers never
+ * wait for the collector, a versioned schema migrated at open, and one
+ * transaction per run.
+ *
+ * Every value reaches SQL through a bound parameter. NaN counters and
+ * metric values are stored as NULL (SQLite has no NaN) and come back as
+ * NaN. Unsigned 64-bit figures are stored as their signed bit pattern:
+ * they round-trip exactly, though SQL sees values above INT64_MAX as
+ * negative.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "backend.h"
+#include "storage.h"
+
+#define BUSY_TIMEOUT_MS 5000
+#define WHOLE_RUN_SEQ -1 /* interval_seq of whole-run rows, as in td_metric_row */
+
+struct sqlite_store {
+	struct td_store base;
+	sqlite3 *db;
+	char path[]; /* for messages */
+};
+
+static struct sqlite_store *to_sqlite(struct td_store *store)
+{
+	return (struct sqlite_store *)store;
+}
+
+/*
+ * The schema, one migration per entry, applied in order; an entry is
+ * never edited once released, changes go in a new entry. Runs own every
+ * other row: deleting a run deletes the rest through ON DELETE CASCADE.
+ * Child rows point at runs.pk, an integer, rather than the UUID: it
+ * keeps the large tables a third smaller and their inserts faster.
+ */
+static const char *const migrations[] = {
+	/* 1: the first schema. */
+	/* One row per collection or import. */
+	"CREATE TABLE runs ("
+	"  pk INTEGER PRIMARY KEY,"        /* what child rows refer to */
+	"  id TEXT NOT NULL UNIQUE,"       /* UUID v4 text, the run's public name */
+	"  started_ns INTEGER NOT NULL,"   /* wall clock, ns since the Unix epoch */
+	"  ended_ns INTEGER NOT NULL,"
+	"  duration_ns INTEGER NOT NULL,"  /* ended_ns - started_ns, for SQL readers */
+	"  process TEXT,"                  /* the target as the user named it */
+	"  level INTEGER NOT NULL,"        /* requested TMA level, 0 when none */
+	"  collector TEXT,"                /* 'bpf' or 'import' */
+	"  labels TEXT NOT NULL,"          /* JSON object, in the run's label order */
+	"  dropped INTEGER NOT NULL,"
+	"  partial INTEGER NOT NULL,"      /* 1: the window was cut short */
+	"  event_names TEXT NOT NULL,"     /* JSON array; counters.event indexes it */
+	"  nr_threads INTEGER NOT NULL"    /* whole-run thread rows, for listings */
+	");"
+	/* Listings sort by start, optionally for one process. */
+	"CREATE INDEX runs_by_start ON runs (started_ns);"
+	"CREATE INDEX runs_by_process ON runs (process, started_ns);"
+	/* The labels again, one row each, so label filters use an index. */
+	"CREATE TABLE run_labels ("
+	"  run_pk INTEGER NOT NULL REFERENCES runs (pk) ON DELETE CASCADE,"
+	"  key TEXT NOT NULL,"
+	"  value TEXT NOT NULL,"
+	"  PRIMARY KEY (run_pk, key)"
+	") WITHOUT ROWID;"
+	"CREATE INDEX run_labels_by_pair ON run_labels (key, value);"
+	/* The periodic samples inside a run. */
+	"CREATE TABLE intervals ("
+	"  run_pk INTEGER NOT NULL REFERENCES runs (pk) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL,"
+	"  start_ns INTEGER NOT NULL,"
+	"  end_ns INTEGER NOT NULL,"
+	"  nr_threads INTEGER NOT NULL,"
+	"  PRIMARY KEY (run_pk, seq)"
+	") WITHOUT ROWID;"
+	/* One thread over one span: the whole run (interval_seq -1) or one
+	 * interval. A thread appears once per span. */
+	"CREATE TABLE threads ("
+	"  run_pk INTEGER NOT NULL REFERENCES runs (pk) ON DELETE CASCADE,"
+	"  interval_seq INTEGER NOT NULL,"
+	"  tid INTEGER NOT NULL,"
+	"  ordinal INTEGER NOT NULL,"      /* position in its span, to read back in order */
+	"  pid INTEGER NOT NULL,"
+	"  comm TEXT NOT NULL,"
+	"  exited INTEGER NOT NULL,"
+	"  oncpu_ns INTEGER NOT NULL,"
+	"  voluntary_switches INTEGER NOT NULL,"
+	"  involuntary_switches INTEGER NOT NULL,"
+	"  migrations INTEGER NOT NULL,"
+	"  runq_wait_ns INTEGER NOT NULL,"
+	"  PRIMARY KEY (run_pk, interval_seq, tid)"
+	") WITHOUT ROWID;"
+	/* One event of one thread row. */
+	"CREATE TABLE counters ("
+	"  run_pk INTEGER NOT NULL,"
+	"  interval_seq INTEGER NOT NULL,"
+	"  tid INTEGER NOT NULL,"
+	"  event INTEGER NOT NULL,"        /* index into runs.event_names */
+	"  value REAL,"                    /* scaled count; NULL: the event never ran */
+	"  running_fraction REAL,"         /* 0..1 */
+	"  PRIMARY KEY (run_pk, interval_seq, tid, event),"
+	"  FOREIGN KEY (run_pk, interval_seq, tid) REFERENCES threads ON DELETE CASCADE"
+	") WITHOUT ROWID;"
+	/* One node of a TMA tree for one scope, for the run or one interval. */
+	"CREATE TABLE metrics ("
+	"  run_pk INTEGER NOT NULL REFERENCES runs (pk) ON DELETE CASCADE,"
+	"  ordinal INTEGER NOT NULL,"      /* position in the run, to read back in order */
+	/* OR, not IN (...): SQLite builds a temporary table for an IN list
+	 * on every row checked, which made inserts twice as slow. */
+	"  scope TEXT NOT NULL"
+	"    CHECK (scope = 'thread' OR scope = 'group' OR scope = 'process'),"
+	"  scope_key TEXT NOT NULL,"       /* tid, folded thread name, or pid */
+	"  interval_seq INTEGER NOT NULL," /* -1: the whole run */
+	"  path TEXT NOT NULL,"            /* dotted: Backend_Bound.Memory_Bound */
+	"  parent TEXT,"                   /* NULL at the top */
+	"  level INTEGER NOT NULL,"
+	"  value REAL,"                    /* fraction 0..1; NULL: undefined */
+	"  threshold_crossed INTEGER NOT NULL,"
+	"  confidence REAL,"               /* fraction of the run its events were counted */
+	"  PRIMARY KEY (run_pk, ordinal)"
+	") WITHOUT ROWID;",
+};
+
+#define NR_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+/* How enum td_metric_scope values are spelled in the scope column. */
+static const char *const scope_names[] = {
+	[TD_SCOPE_THREAD] = "thread",
+	[TD_SCOPE_GROUP] = "group",
+	[TD_SCOPE_PROCESS] = "process",
+};
+
+#define NR_SCOPES (sizeof(scope_names) / sizeof(scope_names[0]))
+
+/* ---- errors ---- */
+
+/* What each SQLite failure means for the caller and how to get past it. */
+static const struct {
+	int code; /* primary result code */
+	int errnum;
+	const char *fix;
+} failures[] = {
+	{ SQLITE_CANTOPEN, EACCES, "pass --db with a writable path or set TOPDOWN_DB_PATH" },
+	{ SQLITE_READONLY, EROFS, "pass --db with a writable path or set TOPDOWN_DB_PATH" },
+	{ SQLITE_PERM, EACCES, "pass --db with a writable path or set TOPDOWN_DB_PATH" },
+	{ SQLITE_NOTADB, EINVAL,
+	  "pass --db with the path of a topdown database, or move this file away" },
+	{ SQLITE_CORRUPT, EIO, "restore the file from a backup or pass --db with another path" },
+	{ SQLITE_BUSY, EBUSY, "another process held the database for over 5 s; retry when it is done" },
+	{ SQLITE_LOCKED, EBUSY, "another process held the database for over 5 s; retry when it is done" },
+	{ SQLITE_FULL, ENOSPC, "free disk space or pass --db with a path on another filesystem" },
+	{ SQLITE_IOERR, EIO, "check the disk holding the file and retry" },
+	{ SQLITE_NOMEM, ENOMEM, "free memory and retry" },
+	{ SQLITE_CONSTRAINT, EINVAL,
+	  "the run holds duplicate or inconsistent rows, a bug in the code that built it" },
+};
+
+/*
+ * Fills err with "<what> '<path>': <reason>; <fix>" for SQLite result rc
+ * and returns the matching negative errno. Call it before anything else
+ * touches the connection, which would replace the message.
+ */
+static int fail(struct sqlite_store *s, int rc, const char *what, char *err, size_t errlen)
+{
+	int sys_errno = s->db ? sqlite3_system_errno(s->db) : 0;
+	const char *reason = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+	const char *fix = "check the database file and retry";
+	int errnum = EIO;
+
+	/* "unable to open database file" says less than the system error. */
+	if ((rc & 0xff) == SQLITE_CANTOPEN && sys_errno)
+		reason = strerror(sys_errno);
+	for (size_t i = 0; i < sizeof(failures) / sizeof(failures[0]); i++) {
+		if (failures[i].code == (rc & 0xff)) {
+			fix = failures[i].fix;
+			errnum = failures[i].errnum;
+			break;
+		}
+	}
+	snprintf(err, errlen, "%s '%s': %s; %s", what, s->path, reason, fix);
+	return -errnum;
+}
+
+/* Errors found in what a query returned rather than by SQLite. */
+static int row_fail(struct sqlite_store *s, int errnum, char *err, size_t errlen)
+{
+	if (errnum == -ENOMEM)
+		snprintf(err, errlen, "out of memory reading database '%s'; free memory and retry",
+			 s->path);
+	else
+		snprintf(err, errlen, "database '%s' holds a malformed run; "
+			 "restore it from a backup or pass --db with another path", s->path);
+	return errnum;
+}
+
+/* ---- values in and out of statements ---- */
+
+/* One bound parameter. */
+struct sql_value {
+	enum { SQL_NULL, SQL_INT, SQL_REAL, SQL_TEXT } type;
+	union {
+		sqlite3_int64 i;
+		double r;
+		const char *t;
+	};
+};
+
+#define SQL_INT(x) ((struct sql_value){ .type = SQL_INT, .i = (sqlite3_int64)(x) })
+#define SQL_REAL(x) ((struct sql_value){ .type = SQL_REAL, .r = (x) })
+#define SQL_TEXT(x) ((struct sql_value){ .type = SQL_TEXT, .t = (x) })
+#define NR_VALUES(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Binds values to ?1..?n. NaN and NULL text become SQL NULL. Texts are
+ * bound without a copy: they must outlive the statement's next step. */
+static int bind_values(sqlite3_stmt *st, const struct sql_value *values, size_t n)
+{
+	int rc = SQLITE_OK;
+
+	for (size_t i = 0; i < n && rc == SQLITE_OK; i++) {
+		const struct sql_value *v = &values[i];
+		int idx = (int)i + 1;
+
+		if (v->type == SQL_INT)
+			rc = sqlite3_bind_int64(st, idx, v->i);
+		else if (v->type == SQL_REAL && !isnan(v->r))
+			rc = sqlite3_bind_double(st, idx, v->r);
+		else if (v->type == SQL_TEXT && v->t)
+			rc = sqlite3_bind_text(st, idx, v->t, -1, SQLITE_STATIC);
+		else
+			rc = sqlite3_bind_null(st, idx);
+	}
+	return rc;
+}
+
+/* Binds, runs to completion and resets a statement that returns no rows. */
+static int exec_values(sqlite3_stmt *st, const struct sql_value *values, size_t n)
+{
+	int rc = bind_values(st, values, n);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static double column_real(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
+}
+
+/* A copy of a text column, NULL for SQL NULL; -ENOMEM when out of memory. */
+static int column_dup(sqlite3_stmt *st, int col, char **out)
+{
+	const char *text = (const char *)sqlite3_column_text(st, col);
+
+	*out = NULL;
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return 0;
+	if (text)
+		*out = strdup(text);
+	return *out ? 0 : -ENOMEM;
+}
+
+/*
+ * Runs sql with params and calls row for each result row. row returns 0,
+ * -ENOMEM or -EIO (malformed data); the first failure stops the query and
+ * is reported in err.
+ */
+typedef int (*row_fn)(sqlite3_stmt *st, void *ctx);
+
+static int query_rows(struct sqlite_store *s, const char *sql, const struct sql_value *params,
+		      size_t nr_params, row_fn row, void *ctx, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	int ret = 0;
+
+	if (rc == SQLITE_OK)
+		rc = bind_values(st, params, nr_params);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ret = row(st, ctx);
+		if (ret < 0)
+			break;
+		rc = SQLITE_OK;
+	}
+	if (ret < 0)
+		row_fail(s, ret, err, errlen);
+	else if (rc != SQLITE_DONE)
+		ret = fail(s, rc, "cannot read database", err, errlen);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int exec_sql(struct sqlite_store *s, const char *sql)
+{
+	return sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+}
+
+/* Room for one more item in an array of count items; NULL when out of
+ * memory, the old array then still valid. */
+static void *grow(void *items, size_t *cap, size_t count, size_t size)
+{
+	size_t new_cap = *cap ? *cap * 2 : 16;
+	void *grown;
+
+	if (count < *cap)
+		return items;
+	grown = reallocarray(items, new_cap, size);
+	if (grown)
+		*cap = new_cap;
+	return grown;
+}
+
+/* ---- the database path ---- */
+
+static int path_too_long(const char *what, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "the database path from %s is too long; "
+		 "pass --db with a shorter path", what);
+	return -ENAMETOOLONG;
+}
+
+static int copy_path(const char *path, const char *from, char *buf, size_t len,
+		     char *err, size_t errlen)
+{
+	if ((size_t)snprintf(buf, len, "%s", path) >= len)
+		return path_too_long(from, err, errlen);
+	return 0;
+}
+
+int td_store_default_path(const char *flag_path, char *buf, size_t len, char *err, size_t errlen)
+{
+	const char *env = getenv("TOPDOWN_DB_PATH");
+	const char *home = getenv("HOME");
+
+	if (flag_path && *flag_path)
+		return copy_path(flag_path, "--db", buf, len, err, errlen);
+	if (env && *env)
+		return copy_path(env, "TOPDOWN_DB_PATH", buf, len, err, errlen);
+	if (!home || !*home) {
+		snprintf(err, errlen, "cannot place the database: HOME is not set; "
+			 "pass --db with a path or set TOPDOWN_DB_PATH");
+		return -ENOENT;
+	}
+	/* The directory first, in buf, then the file name after it. */
+	if ((size_t)snprintf(buf, len, "%s/.topdown/data.db", home) >= len)
+		return path_too_long("HOME", err, errlen);
+	*strrchr(buf, '/') = '\0';
+	if (mkdir(buf, 0700) < 0 && errno != EEXIST) {
+		int errnum = errno;
+
+		snprintf(err, errlen, "cannot create directory '%s': %s; "
+			 "pass --db with a writable path or set TOPDOWN_DB_PATH", buf, strerror(errnum));
+		return -errnum;
+	}
+	buf[strlen(buf)] = '/';
+	return 0;
+}
+
+/* ---- open, migrate, close ---- */
+
+/*
+ * Opens (creating) the file once with open(2) first: when SQLite cannot
+ * create a file it retries read-only and reports that retry's error, so
+ * an unwritable directory would read "No such file or directory". An
+ * empty file is a valid new database to SQLite.
+ */
+static int check_writable(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	int errnum = errno;
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	snprintf(err, errlen, "cannot open database '%s': %s; "
+		 "pass --db with a writable path or set TOPDOWN_DB_PATH", path, strerror(errnum));
+	return -errnum;
+}
+
+static int open_connection(struct sqlite_store *s, char *err, size_t errlen)
+{
+	/* synchronous=NORMAL: in WAL mode a power loss may lose the last
+	 * runs but never corrupts the file, and commits skip an fsync. */
+	static const char setup[] = "PRAGMA foreign_keys = ON;"
+				    "PRAGMA journal_mode = WAL;"
+				    "PRAGMA synchronous = NORMAL;";
+	int rc = check_writable(s->path, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_extended_result_codes(s->db, 1);
+		rc = sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+	}
+	if (rc == SQLITE_OK)
+		rc = exec_sql(s, setup);
+	return rc == SQLITE_OK ? 0 : fail(s, rc, "cannot open database", err, errlen);
+}
+
+static int read_int(sqlite3_stmt *st, void *ctx)
+{
+	*(int64_t *)ctx = sqlite3_column_int64(st, 0);
+	return 0;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Applies the migrations the file lacks. BEGIN IMMEDIATE takes the write
+ * lock before the version is read, so two processes opening a new file
+ * at once apply each migration exactly once. */
+static int apply_migrations(struct sqlite_store *s, int64_t version)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(s->db, "INSERT INTO schema_migrations (version, applied_ns)"
+				    " VALUES (?1, ?2)", -1, &st, NULL);
+
+	for (; rc == SQLITE_OK && version < NR_MIGRATIONS; version++) {
+		struct sql_value row[] = { SQL_INT(version + 1), SQL_INT(now_ns()) };
+
+		rc = exec_sql(s, migrations[version]);
+		if (rc == SQLITE_OK)
+			rc = exec_values(st, row, NR_VALUES(row));
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int migrate(struct sqlite_store *s, char *err, size_t errlen)
+{
+	int64_t version = 0;
+	int rc = exec_sql(s, "BEGIN IMMEDIATE;"
+			  "CREATE TABLE IF NOT EXISTS schema_migrations ("
+			  "  version INTEGER PRIMARY KEY,"
+			  "  applied_ns INTEGER NOT NULL"
+			  ");");
+	int ret;
+
+	if (rc != SQLITE_OK) {
+		ret = fail(s, rc, "cannot prepare database", err, errlen);
+		exec_sql(s, "ROLLBACK");
+		return ret;
+	}
+	ret = query_rows(s, "SELECT coalesce(max(version), 0) FROM schema_migrations",
+			 NULL, 0, read_int, &version, err, errlen);
+	if (ret == 0 && version > NR_MIGRATIONS) {
+		snprintf(err, errlen, "database '%s' has schema version %lld, newer than the %d "
+			 "this topdown knows; upgrade topdown or pass --db with another path",
+			 s->path, (long long)version, NR_MIGRATIONS);
+		ret = -EPROTO;
+	}
+	if (ret == 0) {
+		rc = apply_migrations(s, version);
+		if (rc == SQLITE_OK)
+			rc = exec_sql(s, "COMMIT");
+		if (rc != SQLITE_OK)
+			ret = fail(s, rc, "cannot migrate database", err, errlen);
+	}
+	if (ret < 0)
+		exec_sql(s, "ROLLBACK");
+	return ret;
+}
+
+static void sqlite_close(struct td_store *store)
+{
+	struct sqlite_store *s = to_sqlite(store);
+
+	sqlite3_close(s->db);
+	free(s);
+}
+
+static struct td_store *sqlite_open(const struct td_store_config *cfg, char *err, size_t errlen)
+{
+	char resolved[PATH_MAX];
+	const char *path = cfg->path;
+	struct sqlite_store *s;
+
+	if (!path) {
+		if (td_store_default_path(NULL, resolved, sizeof(resolved), err, errlen) < 0)
+			return NULL;
+		path = resolved;
+	}
+	s = calloc(1, sizeof(*s) + strlen(path) + 1);
+	if (!s) {
+		snprintf(err, errlen, "out of memory opening database '%s'; free memory and retry",
+			 path);
+		return NULL;
+	}
+	s->base.ops = &td_sqlite_ops;
+	strcpy(s->path, path);
+	if (open_connection(s, err, errlen) < 0 || migrate(s, err, errlen) < 0) {
+		sqlite_close(&s->base);
+		return NULL;
+	}
+	return &s->base;
+}
+
+/* ---- writing a run ---- */
+
+enum insert {
+	INSERT_RUN,
+	INSERT_LABEL,
+	INSERT_INTERVAL,
+	INSERT_THREAD,
+	INSERT_COUNTER,
+	INSERT_METRIC,
+	NR_INSERTS,
+};
+
+static const char *const insert_sql[NR_INSERTS] = {
+	[INSERT_RUN] = "INSERT INTO runs (id, started_ns, ended_ns, duration_ns, process, level,"
+		       " collector, labels, dropped, partial, event_names, nr_threads)"
+		       " VALUES (?1, ?2, ?3, ?3 - ?2, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+	[INSERT_LABEL] = "INSERT INTO run_labels (run_pk, key, value) VALUES (?1, ?2, ?3)",
+	[INSERT_INTERVAL] = "INSERT INTO intervals (run_pk, seq, start_ns, end_ns, nr_threads)"
+			    " VALUES (?1, ?2, ?3, ?4, ?5)",
+	[INSERT_THREAD] = "INSERT INTO threads (run_pk, interval_seq, tid, ordinal, pid, comm,"
+			  " exited, oncpu_ns, voluntary_switches, involuntary_switches,"
+			  " migrations, runq_wait_ns)"
+			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+	[INSERT_COUNTER] = "INSERT INTO counters (run_pk, interval_seq, tid, event, value,"
+			   " running_fraction) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[INSERT_METRIC] = "INSERT INTO metrics (run_pk, ordinal, scope, scope_key, interval_seq,"
+			  " path, parent, level, value, threshold_crossed, confidence)"
+			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+};
+
+/* The statements of one write, prepared once and reused for every row. */
+struct writer {
+	const struct td_run *run;
+	sqlite3_int64 run_pk; /* of the runs row, once inserted */
+	sqlite3_stmt *stmt[NR_INSERTS];
+};
+
+/* The run's labels and event names as JSON text; NULL when a string is
+ * not UTF-8 (JSON cannot hold it) or memory ran out. */
+static char *labels_json(const struct td_labels *labels)
+{
+	json_t *obj = json_object();
+	char *text = NULL;
+	size_t i;
+
+	for (i = 0; obj && i < labels->count; i++)
+		if (json_object_set_new(obj, labels->items[i].key,
+					json_string(labels->items[i].value)) < 0)
+			break;
+	if (obj && i == labels->count)
+		text = json_dumps(obj, JSON_COMPACT);
+	json_decref(obj);
+	return text;
+}
+
+static char *event_names_json(const struct td_run *run)
+{
+	json_t *array = json_array();
+	char *text = NULL;
+	size_t i;
+
+	for (i = 0; array && i < run->nr_events; i++)
+		if (json_array_append_new(array, json_string(run->event_names[i])) < 0)
+			break;
+	if (array && i == run->nr_events)
+		text = json_dumps(array, JSON_COMPACT);
+	json_decref(array);
+	return text;
+}
+
+static int insert_run_row(struct writer *w, const char *labels, const char *events)
+{
+	const struct td_run *run = w->run;
+	struct sql_value row[] = {
+		SQL_TEXT(run->id), SQL_INT(run->started_ns), SQL_INT(run->ended_ns),
+		SQL_TEXT(run->process), SQL_INT(run->level), SQL_TEXT(run->collector),
+		SQL_TEXT(labels), SQL_INT(run->dropped), SQL_INT(run->partial),
+		SQL_TEXT(events), SQL_INT(run->nr_threads),
+	};
+
+	int rc = exec_values(w->stmt[INSERT_RUN], row, NR_VALUES(row));
+
+	w->run_pk = sqlite3_last_insert_rowid(sqlite3_db_handle(w->stmt[INSERT_RUN]));
+	return rc;
+}
+
+static int insert_labels(struct writer *w)
+{
+	const struct td_labels *labels = &w->run->labels;
+	int rc = SQLITE_OK;
+
+	for (size_t i = 0; i < labels->count && rc == SQLITE_OK; i++) {
+		struct sql_value row[] = {
+			SQL_INT(w->run_pk), SQL_TEXT(labels->items[i].key),
+			SQL_TEXT(labels->items[i].value),
+		};
+
+		rc = exec_values(w->stmt[INSERT_LABEL], row, NR_VALUES(row));
+	}
+	return rc;
+}
+
+/* One thread row and its counters, in the span interval_seq. */
+static int insert_thread(struct writer *w, int64_t interval_seq, size_t ordinal,
+			 const struct td_thread_row *t)
+{
+	char comm[TD_COMM_LEN];
+	int rc;
+
+	/* comm need not be NUL-terminated when it fills the array. */
+	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(t->comm), t->comm);
+	struct sql_value row[] = {
+		SQL_INT(w->run_pk), SQL_INT(interval_seq), SQL_INT(t->tid), SQL_INT(ordinal),
+		SQL_INT(t->pid), SQL_TEXT(comm), SQL_INT(t->exited), SQL_INT(t->oncpu_ns),
+		SQL_INT(t->voluntary_switches), SQL_INT(t->involuntary_switches),
+		SQL_INT(t->migrations), SQL_INT(t->runq_wait_ns),
+	};
+
+	rc = exec_values(w->stmt[INSERT_THREAD], row, NR_VALUES(row));
+	for (size_t e = 0; e < w->run->nr_events && rc == SQLITE_OK; e++) {
+		struct sql_value counter[] = {
+			SQL_INT(w->run_pk), SQL_INT(interval_seq), SQL_INT(t->tid), SQL_INT(e),
+			SQL_REAL(t->counters[e].value), SQL_REAL(t->counters[e].running_fraction),
+		};
+
+		rc = exec_values(w->stmt[INSERT_COUNTER], counter, NR_VALUES(counter));
+	}
+	return rc;
+}
+
+static int insert_threads(struct writer *w, int64_t interval_seq,
+			  const struct td_thread_row *threads, size_t nr_threads)
+{
+	int rc = SQLITE_OK;
+
+	for (size_t i = 0; i < nr_threads && rc == SQLITE_OK; i++)
+		rc = insert_thread(w, interval_seq, i, &threads[i]);
+	return rc;
+}
+
+static int insert_intervals(struct writer *w)
+{
+	int rc = SQLITE_OK;
+
+	for (size_t i = 0; i < w->run->nr_intervals && rc == SQLITE_OK; i++) {
+		const struct td_interval *iv = &w->run->intervals[i];
+		struct sql_value row[] = {
+			SQL_INT(w->run_pk), SQL_INT(iv->seq), SQL_INT(iv->start_ns),
+			SQL_INT(iv->end_ns), SQL_INT(iv->nr_threads),
+		};
+
+		rc = exec_values(w->stmt[INSERT_INTERVAL], row, NR_VALUES(row));
+		if (rc == SQLITE_OK)
+			rc = insert_threads(w, iv->seq, iv->threads, iv->nr_threads);
+	}
+	return rc;
+}
+
+static int insert_metrics(struct writer *w)
+{
+	int rc = SQLITE_OK;
+
+	for (size_t i = 0; i < w->run->nr_metrics && rc == SQLITE_OK; i++) {
+		const struct td_metric_row *m = &w->run->metrics[i];
+		struct sql_value row[] = {
+			SQL_INT(w->run_pk), SQL_INT(i), SQL_TEXT(scope_names[m->scope]),
+			SQL_TEXT(m->scope_key), SQL_INT(m->interval_seq), SQL_TEXT(m->path),
+			SQL_TEXT(m->parent), SQL_INT(m->level), SQL_REAL(m->value),
+			SQL_INT(m->threshold_crossed), SQL_REAL(m->confidence),
+		};
+
+		rc = exec_values(w->stmt[INSERT_METRIC], row, NR_VALUES(row));
+	}
+	return rc;
+}
+
+/* Everything after the runs row; SQLITE_OK or the first failure. */
+static int insert_contents(struct writer *w)
+{
+	int rc = insert_labels(w);
+
+	if (rc == SQLITE_OK)
+		rc = insert_threads(w, WHOLE_RUN_SEQ, w->run->threads, w->run->nr_threads);
+	if (rc == SQLITE_OK)
+		rc = insert_intervals(w);
+	if (rc == SQLITE_OK)
+		rc = insert_metrics(w);
+	return rc;
+}
+
+static int prepare_inserts(struct sqlite_store *s, struct writer *w)
+{
+	int rc = SQLITE_OK;
+
+	for (int i = 0; i < NR_INSERTS && rc == SQLITE_OK; i++)
+		rc = sqlite3_prepare_v2(s->db, insert_sql[i], -1, &w->stmt[i], NULL);
+	return rc;
+}
+
+/* Runs the inserts inside BEGIN IMMEDIATE ... COMMIT; on failure fills
+ * err and rolls back, so nothing of the run stays behind. */
+static int write_transaction(struct sqlite_store *s, struct writer *w, const char *labels,
+			     const char *events, char *err, size_t errlen)
+{
+	int rc = exec_sql(s, "BEGIN IMMEDIATE");
+	bool duplicate = false;
+	int ret = 0;
+
+	if (rc == SQLITE_OK)
+		rc = prepare_inserts(s, w);
+	if (rc == SQLITE_OK) {
+		rc = insert_run_row(w, labels, events);
+		duplicate = rc == SQLITE_CONSTRAINT_UNIQUE;
+	}
+	if (rc == SQLITE_OK)
+		rc = insert_contents(w);
+	if (rc == SQLITE_OK)
+		rc = exec_sql(s, "COMMIT");
+	if (duplicate) {
+		snprintf(err, errlen, "run %s is already stored in '%s'; a run is written once, "
+			 "so give a new run a new id", w->run->id, s->path);
+		ret = -EEXIST;
+	} else if (rc != SQLITE_OK) {
+		ret = fail(s, rc, "cannot store the run in database", err, errlen);
+	}
+	if (ret < 0)
+		exec_sql(s, "ROLLBACK");
+	return ret;
+}
+
+static int sqlite_write_run(struct td_store *store, const struct td_run *run,
+			    char *err, size_t errlen)
+{
+	struct sqlite_store *s = to_sqlite(store);
+	struct writer w = { .run = run };
+	char *labels = labels_json(&run->labels);
+	char *events = event_names_json(run);
+	int ret;
+
+	if (labels && events) {
+		ret = write_transaction(s, &w, labels, events, err, errlen);
+	} else {
+		snprintf(err, errlen, "cannot store run %s: a label or event name is not UTF-8 "
+			 "text (or memory ran out); give labels as UTF-8", run->id);
+		ret = -EINVAL;
+	}
+	for (int i = 0; i < NR_INSERTS; i++)
+		sqlite3_finalize(w.stmt[i]);
+	free(labels);
+	free(events);
+	return ret;
+}
+
+/* ---- reading runs ---- */
+
+/* The runs columns a summary or a whole run starts from, in order. */
+#define RUN_COLUMNS "id, started_ns, ended_ns, process, level, collector, labels," \
+		    " dropped, partial, nr_threads, event_names, pk"
+
+static int labels_from_json(const char *text, struct td_labels *labels)
+{
+	json_t *obj = text ? json_loads(text, 0, NULL) : NULL;
+	const char *key;
+	json_t *value;
+	int ret = json_is_object(obj) ? 0 : -EIO;
+
+	json_object_foreach(obj, key, value) {
+		if (!json_is_string(value))
+			ret = -EIO;
+		else if (td_labels_set(labels, key, json_string_value(value)) < 0)
+			ret = -ENOMEM;
+		if (ret < 0)
+			break;
+	}
+	json_decref(obj);
+	return ret;
+}
+
+static int event_names_from_json(const char *text, struct td_run *run)
+{
+	json_t *array = text ? json_loads(text, 0, NULL) : NULL;
+	size_t n = json_array_size(array);
+	int ret = json_is_array(array) && n <= TD_MAX_EVENTS ? 0 : -EIO;
+
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		const char *name = json_string_value(json_array_get(array, i));
+
+		if (!name)
+			ret = -EIO;
+		else if (!(run->event_names[i] = strdup(name)))
+			ret = -ENOMEM;
+		else
+			run->nr_events = i + 1;
+	}
+	json_decref(array);
+	return ret;
+}
+
+/* Decodes a RUN_COLUMNS row; on failure sum holds nothing to free. */
+static int decode_summary(sqlite3_stmt *st, struct td_run_summary *sum)
+{
+	const char *id = (const char *)sqlite3_column_text(st, 0);
+	int64_t nr_threads = sqlite3_column_int64(st, 9);
+	int ret;
+
+	memset(sum, 0, sizeof(*sum));
+	td_labels_init(&sum->labels);
+	if (!id || strlen(id) >= sizeof(sum->id) || nr_threads < 0)
+		return -EIO;
+	strcpy(sum->id, id);
+	sum->started_ns = sqlite3_column_int64(st, 1);
+	sum->ended_ns = sqlite3_column_int64(st, 2);
+	sum->level = sqlite3_column_int(st, 4);
+	sum->dropped = (uint64_t)sqlite3_column_int64(st, 7);
+	sum->partial = sqlite3_column_int(st, 8) != 0;
+	sum->nr_threads = (size_t)nr_threads;
+	ret = column_dup(st, 3, &sum->process);
+	if (ret == 0)
+		ret = column_dup(st, 5, &sum->collector);
+	if (ret == 0)
+		ret = labels_from_json((const char *)sqlite3_column_text(st, 6), &sum->labels);
+	if (ret < 0) {
+		free(sum->process);
+		free(sum->collector);
+		td_labels_free(&sum->labels);
+	}
+	return ret;
+}
+
+struct header_reader {
+	struct td_run *run;
+	bool found;
+	sqlite3_int64 run_pk;
+};
+
+/* The runs row into run; the whole-run thread array is sized from it. */
+static int read_run_header(sqlite3_stmt *st, void *ctx)
+{
+	struct header_reader *r = ctx;
+	struct td_run *run = r->run;
+	struct td_run_summary sum;
+	int ret = decode_summary(st, &sum);
+
+	if (ret < 0)
+		return ret;
+	r->found = true;
+	r->run_pk = sqlite3_column_int64(st, 11);
+	memcpy(run->id, sum.id, sizeof(run->id));
+	run->started_ns = sum.started_ns;
+	run->ended_ns = sum.ended_ns;
+	run->process = sum.process;
+	run->level = sum.level;
+	run->collector = sum.collector;
+	run->labels = sum.labels;
+	run->dropped = sum.dropped;
+	run->partial = sum.partial;
+	if (sum.nr_threads && !(run->threads = calloc(sum.nr_threads, sizeof(*run->threads))))
+		return -ENOMEM;
+	run->nr_threads = sum.nr_threads;
+	return event_names_from_json((const char *)sqlite3_column_text(st, 10), run);
+}
+
+struct interval_reader {
+	struct td_run *run;
+	size_t cap;
+};
+
+static int read_interval(sqlite3_stmt *st, void *ctx)
+{
+	struct interval_reader *r = ctx;
+	struct td_run *run = r->run;
+	int64_t nr_threads = sqlite3_column_int64(st, 3);
+	struct td_interval *grown, *iv;
+
+	if (nr_threads < 0)
+		return -EIO;
+	grown = grow(run->intervals, &r->cap, run->nr_intervals, sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	run->intervals = grown;
+	iv = &run->intervals[run->nr_intervals];
+	memset(iv, 0, sizeof(*iv));
+	iv->seq = (uint32_t)sqlite3_column_int64(st, 0);
+	iv->start_ns = sqlite3_column_int64(st, 1);
+	iv->end_ns = sqlite3_column_int64(st, 2);
+	if (nr_threads && !(iv->threads = calloc((size_t)nr_threads, sizeof(*iv->threads))))
+		return -ENOMEM;
+	iv->nr_threads = (size_t)nr_threads;
+	run->nr_intervals++;
+	return 0;
+}
+
+static int compare_seq(const void *key, const void *item)
+{
+	int64_t seq = *(const int64_t *)key;
+	uint32_t other = ((const struct td_interval *)item)->seq;
+
+	return seq < other ? -1 : seq > other;
+}
+
+/* The slot a thread row goes to: its span's array at its ordinal. */
+static struct td_thread_row *thread_slot(struct td_run *run, int64_t interval_seq,
+					 int64_t ordinal)
+{
+	struct td_thread_row *threads = run->threads;
+	size_t nr_threads = run->nr_threads;
+
+	if (interval_seq != WHOLE_RUN_SEQ) {
+		struct td_interval *iv = bsearch(&interval_seq, run->intervals, run->nr_intervals,
+						 sizeof(*iv), compare_seq);
+
+		if (!iv)
+			return NULL;
+		threads = iv->threads;
+		nr_threads = iv->nr_threads;
+	}
+	return ordinal >= 0 && (uint64_t)ordinal < nr_threads ? &threads[ordinal] : NULL;
+}
+
+/* One thread row joined with one of its counters (NULLs when it has none).
+ * Rows are placed by ordinal and event, so their order does not matter. */
+static int read_thread(sqlite3_stmt *st, void *ctx)
+{
+	struct td_run *run = ctx;
+	struct td_thread_row *t = thread_slot(run, sqlite3_column_int64(st, 0),
+					      sqlite3_column_int64(st, 1));
+	const char *comm = (const char *)sqlite3_column_text(st, 4);
+	int64_t event = sqlite3_column_int64(st, 11);
+
+	if (!t || !comm)
+		return -EIO;
+	t->tid = (uint32_t)sqlite3_column_int64(st, 2);
+	t->pid = (uint32_t)sqlite3_column_int64(st, 3);
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	t->exited = sqlite3_column_int(st, 5) != 0;
+	t->oncpu_ns = (uint64_t)sqlite3_column_int64(st, 6);
+	t->voluntary_switches = (uint64_t)sqlite3_column_int64(st, 7);
+	t->involuntary_switches = (uint64_t)sqlite3_column_int64(st, 8);
+	t->migrations = (uint64_t)sqlite3_column_int64(st, 9);
+	t->runq_wait_ns = (uint64_t)sqlite3_column_int64(st, 10);
+	if (sqlite3_column_type(st, 11) == SQLITE_NULL)
+		return 0;
+	if (event < 0 || (uint64_t)event >= run->nr_events)
+		return -EIO;
+	t->counters[event].value = column_real(st, 12);
+	t->counters[event].running_fraction = column_real(st, 13);
+	return 0;
+}
+
+static int read_metric(sqlite3_stmt *st, void *ctx)
+{
+	const char *scope = (const char *)sqlite3_column_text(st, 0);
+	struct td_metric_row m = {
+		.scope_key = (char *)sqlite3_column_text(st, 1),
+		.interval_seq = sqlite3_column_int(st, 2),
+		.path = (char *)sqlite3_column_text(st, 3),
+		.parent = (char *)sqlite3_column_text(st, 4),
+		.level = sqlite3_column_int(st, 5),
+		.value = column_real(st, 6),
+		.threshold_crossed = sqlite3_column_int(st, 7) != 0,
+		.confidence = column_real(st, 8),
+	};
+	size_t i;
+
+	for (i = 0; scope && i < NR_SCOPES; i++)
+		if (strcmp(scope, scope_names[i]) == 0)
+			break;
+	if (!scope || i == NR_SCOPES || !m.scope_key || !m.path)
+		return -EIO;
+	m.scope = (enum td_metric_scope)i;
+	return td_run_add_metric(ctx, &m);
+}
+
+/* The queries that rebuild a run, in the order they must run: the header
+ * sizes the thread arrays, intervals come before their threads. */
+static int read_run_parts(struct sqlite_store *s, struct td_run *run, sqlite3_int64 run_pk,
+			  char *err, size_t errlen)
+{
+	const struct sql_value id[] = { SQL_INT(run_pk) };
+	struct interval_reader intervals = { .run = run };
+	int ret;
+
+	ret = query_rows(s, "SELECT seq, start_ns, end_ns, nr_threads FROM intervals"
+			 " WHERE run_pk = ?1 ORDER BY seq", id, 1, read_interval, &intervals,
+			 err, errlen);
+	if (ret == 0)
+		ret = query_rows(s, "SELECT t.interval_seq, t.ordinal, t.tid, t.pid, t.comm,"
+				 " t.exited, t.oncpu_ns, t.voluntary_switches,"
+				 " t.involuntary_switches, t.migrations, t.runq_wait_ns,"
+				 " c.event, c.value, c.running_fraction"
+				 " FROM threads t LEFT JOIN counters c ON c.run_pk = t.run_pk"
+				 " AND c.interval_seq = t.interval_seq AND c.tid = t.tid"
+				 " WHERE t.run_pk = ?1", id, 1, read_thread, run, err, errlen);
+	if (ret == 0)
+		ret = query_rows(s, "SELECT scope, scope_key, interval_seq, path, parent, level,"
+				 " value, threshold_crossed, confidence FROM metrics"
+				 " WHERE run_pk = ?1 ORDER BY ordinal", id, 1, read_metric, run,
+				 err, errlen);
+	return ret;
+}
+
+static int sqlite_read_run(struct td_store *store, const char *run_id, struct td_run **out,
+			   char *err, size_t errlen)
+{
+	struct sqlite_store *s = to_sqlite(store);
+	const struct sql_value id[] = { SQL_TEXT(run_id) };
+	struct td_run *run = td_run_new();
+	struct header_reader header = { .run = run };
+	int ret;
+
+	if (!run)
+		return row_fail(s, -ENOMEM, err, errlen);
+	/* One read transaction: every query sees the same snapshot. */
+	ret = exec_sql(s, "BEGIN") == SQLITE_OK ? 0 : fail(s, sqlite3_errcode(s->db),
+							   "cannot read database", err, errlen);
+	if (ret == 0)
+		ret = query_rows(s, "SELECT " RUN_COLUMNS " FROM runs WHERE id = ?1", id, 1,
+				 read_run_header, &header, err, errlen);
+	if (ret == 0 && !header.found) {
+		snprintf(err, errlen, "no run '%s' in database '%s'; "
+			 "list the stored runs with 'topdown list'", run_id, s->path);
+		ret = -ENOENT;
+	}
+	if (ret == 0)
+		ret = read_run_parts(s, run, header.run_pk, err, errlen);
+	exec_sql(s, "ROLLBACK"); /* the transaction only read */
+	if (ret < 0) {
+		td_run_free(run);
+		return ret;
+	}
+	*out = run;
+	return 0;
+}
+
+struct summary_reader {
+	struct td_run_summary *items;
+	size_t count, cap;
+};
+
+static int read_summary(sqlite3_stmt *st, void *ctx)
+{
+	struct summary_reader *r = ctx;
+	struct td_run_summary *grown = grow(r->items, &r->cap, r->count, sizeof(*grown));
+	int ret;
+
+	if (!grown)
+		return -ENOMEM;
+	r->items = grown;
+	ret = decode_summary(st, &r->items[r->count]);
+	if (ret == 0)
+		r->count++;
+	return ret;
+}
+
+/*
+ * The listing query for filter, with one '?' per value in the order
+ * list_params() gives them. Label filters use run_labels_by_pair.
+ */
+static char *list_sql(const struct td_run_filter *filter, size_t nr_labels)
+{
+	sqlite3_str *sql = sqlite3_str_new(NULL);
+
+	sqlite3_str_appendall(sql, "SELECT " RUN_COLUMNS " FROM runs WHERE 1");
+	if (filter->process)
+		sqlite3_str_appendall(sql, " AND process = ?");
+	if (filter->since_ns)
+		sqlite3_str_appendall(sql, " AND started_ns >= ?");
+	for (size_t i = 0; i < nr_labels; i++)
+		sqlite3_str_appendall(sql, " AND pk IN (SELECT run_pk FROM run_labels"
+				      " WHERE key = ? AND value = ?)");
+	sqlite3_str_appendall(sql, " ORDER BY started_ns DESC, id DESC LIMIT ?");
+	return sqlite3_str_finish(sql);
+}
+
+static size_t list_params(const struct td_run_filter *filter, size_t nr_labels,
+			  struct sql_value *params)
+{
+	size_t n = 0;
+
+	if (filter->process)
+		params[n++] = SQL_TEXT(filter->process);
+	if (filter->since_ns)
+		params[n++] = SQL_INT(filter->since_ns);
+	for (size_t i = 0; i < nr_labels; i++) {
+		params[n++] = SQL_TEXT(filter->labels->items[i].key);
+		params[n++] = SQL_TEXT(filter->labels->items[i].value);
+	}
+	/* A negative LIMIT is no limit in SQLite. */
+	params[n++] = SQL_INT(filter->limit ? (sqlite3_int64)filter->limit : -1);
+	return n;
+}
+
+static int sqlite_list_runs(struct td_store *store, const struct td_run_filter *filter,
+			    struct td_run_summary **out, size_t *count, char *err, size_t errlen)
+{
+	struct sqlite_store *s = to_sqlite(store);
+	size_t nr_labels = filter->labels ? filter->labels->count : 0;
+	struct sql_value *params = calloc(2 * nr_labels + 3, sizeof(*params));
+	char *sql = list_sql(filter, nr_labels);
+	struct summary_reader r = { 0 };
+	int ret;
+
+	if (!params || !sql) {
+		ret = row_fail(s, -ENOMEM, err, errlen);
+	} else {
+		size_t nr_params = list_params(filter, nr_labels, params);
+
+		ret = query_rows(s, sql, params, nr_params, read_summary, &r, err, errlen);
+	}
+	free(params);
+	sqlite3_free(sql);
+	if (ret < 0) {
+		td_run_summaries_free(r.items, r.count);
+		return ret;
+	}
+	*out = r.items;
+	*count = r.count;
+	return 0;
+}
+
+const struct td_store_ops td_sqlite_ops = {
+	.name = "sqlite",
+	.open = sqlite_open,
+	.close = sqlite_close,
+	.write_run = sqlite_write_run,
+	.read_run = sqlite_read_run,
+	.list_runs = sqlite_list_runs,
+};

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* topdown list: the stored runs, newest first, filtered by labels, process and age. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "commands.h"
+#include "labels.h"
+#include "parse.h"
+#include "render.h"
+#include "storage.h"
+
+struct list_args {
+	struct td_labels labels;
+	const char *process;
+	uint64_t last_ns;
+	long limit;
+	bool json;
+	const char *db;
+};
+
+static const char usage_text[] =
+	"usage: topdown list [--label key=value]... [--process NAME] [--last 24h] [--limit N] [--db PATH] [--json]\n";
+
+/*
+ * Labels every collect adds by itself; the table shows the others (the
+ * user's, such as git_branch) so that runs can be told apart. --json has all.
+ */
+static const char *const detected_keys[] = {
+	"arch", "kernel_version", "cpu", "pmu_name", "collector", "tma_level", "comm", "pid",
+	"cgroup", "container",
+};
+
+static bool is_detected_key(const char *key)
+{
+	for (size_t i = 0; i < sizeof(detected_keys) / sizeof(detected_keys[0]); i++)
+		if (!strcmp(key, detected_keys[i]))
+			return true;
+	return false;
+}
+
+static int parse_args(int argc, char **argv, struct list_args *a)
+{
+	static const struct option options[] = {
+		{ "label", required_argument, NULL, 'L' },
+		{ "process", required_argument, NULL, 'p' },
+		{ "last", required_argument, NULL, 't' },
+		{ "limit", required_argument, NULL, 'n' },
+		{ "db", required_argument, NULL, 'D' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	char err[512] = "";
+	int opt, ret = 0;
+
+	a->limit = 20;
+	optind = 1;
+	while (!ret && (opt = getopt_long(argc, argv, "L:p:t:n:D:jh", options, NULL)) != -1) {
+		switch (opt) {
+		case 'L': ret = td_labels_parse_arg(&a->labels, optarg, err, sizeof(err)); break;
+		case 'p': a->process = optarg; break;
+		case 't': ret = td_parse_duration_ns(optarg, &a->last_ns, err, sizeof(err)); break;
+		case 'n': ret = td_parse_int_range(optarg, "--limit", 1, 1000000, &a->limit, err, sizeof(err)); break;
+		case 'D': a->db = optarg; break;
+		case 'j': a->json = true; break;
+		case 'h': fputs(usage_text, stdout); return -1;
+		default: return TD_EXIT_USAGE;
+		}
+	}
+	if (!ret && optind < argc) {
+		snprintf(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
+		ret = -EINVAL;
+	}
+	if (ret) {
+		fprintf(stderr, "topdown list: %s\n%s", err, usage_text);
+		return TD_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static void print_table(const struct td_run_summary *runs, size_t count)
+{
+	char started[32], duration[32];
+
+	printf("%-36s  %-19s  %8s  %-16s  %7s  %s\n", "RUN ID", "STARTED", "DURATION", "PROCESS", "THREADS", "LABELS");
+	for (size_t i = 0; i < count; i++) {
+		const struct td_run_summary *r = &runs[i];
+		const char *sep = "";
+
+		printf("%-36s  %-19s  %8s  %-16s  %7zu  ", r->id, td_format_time(r->started_ns, started, sizeof(started)),
+		       td_format_duration(r->ended_ns - r->started_ns, duration, sizeof(duration)),
+		       r->process, r->nr_threads);
+		for (size_t l = 0; l < r->labels.count; l++) {
+			if (is_detected_key(r->labels.items[l].key))
+				continue;
+			printf("%s%s=%s", sep, r->labels.items[l].key, r->labels.items[l].value);
+			sep = ",";
+		}
+		printf("%s\n", r->partial ? " (partial)" : "");
+	}
+	if (!count)
+		printf("(no runs match)\n");
+}
+
+static void print_json(const struct td_run_summary *runs, size_t count)
+{
+	json_t *array = json_array();
+
+	for (size_t i = 0; i < count; i++) {
+		const struct td_run_summary *r = &runs[i];
+		json_t *labels = json_object();
+
+		for (size_t l = 0; l < r->labels.count; l++)
+			json_object_set_new(labels, r->labels.items[l].key, json_string(r->labels.items[l].value));
+		json_array_append_new(array, json_pack("{s:s, s:I, s:I, s:f, s:s, s:i, s:s, s:o, s:I, s:b, s:I}",
+			"run_id", r->id, "started_ns", (json_int_t)r->started_ns, "ended_ns", (json_int_t)r->ended_ns,
+			"duration_s", (r->ended_ns - r->started_ns) / 1e9, "process", r->process, "level", r->level,
+			"collector", r->collector, "labels", labels, "dropped", (json_int_t)r->dropped,
+			"partial", r->partial, "threads", (json_int_t)r->nr_threads));
+	}
+	json_dumpf(array, stdout, JSON_INDENT(2));
+	printf("\n");
+	json_decref(array);
+}
+
+int td_cmd_list(int argc, char **argv)
+{
+	struct list_args a = { 0 };
+	struct td_run_summary *runs = NULL;
+	struct td_store *store = NULL;
+	char err[768] = "", db_path[4096];
+	size_t count = 0;
+	int ret;
+
+	td_labels_init(&a.labels);
+	ret = parse_args(argc, argv, &a);
+	if (ret) {
+		td_labels_free(&a.labels);
+		return ret < 0 ? 0 : ret;
+	}
+	ret = td_store_default_path(a.db, db_path, sizeof(db_path), err, sizeof(err));
+	if (!ret && !(store = td_store_open(&(struct td_store_config){ .path = db_path }, err, sizeof(err))))
+		ret = -1;
+	if (!ret) {
+		struct timespec now;
+		struct td_run_filter filter = { .labels = &a.labels, .process = a.process, .limit = a.limit };
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (a.last_ns)
+			filter.since_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - (int64_t)a.last_ns;
+		ret = td_store_list_runs(store, &filter, &runs, &count, err, sizeof(err));
+	}
+	if (!ret) {
+		if (a.json)
+			print_json(runs, count);
+		else
+			print_table(runs, count);
+	} else {
+		fprintf(stderr, "topdown list: %s\n", err[0] ? err : strerror(-ret));
+	}
+	td_run_summaries_free(runs, count);
+	td_store_close(store);
+	td_labels_free(&a.labels);
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Userspace half of the BPF collector (see bpf/topdown.bpf.c).
+ *
+ * The kernel keeps cumulative totals per live thread and sends a final
+ * record when a thread dies. Here each thread is a "track" keyed by
+ * (tid, start time); a drain copies the kernel's totals into the tracks
+ * and reports each track's change since the previous drain.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "collector.h"
+#include "pmu.h"
+#include "procmatch.h"
+#include "topdown.h"
+#include "topdown.skel.h"
+
+#define DEFAULT_MAX_THREADS 16384
+#define EXIT_RING_BYTES (4u << 20) /* ~14,000 exit records between polls */
+
+struct track {
+	struct td_thread_stats now;  /* latest totals from the kernel */
+	struct td_thread_stats base; /* totals at the previous drain */
+	bool reported_exit;
+};
+
+/* Tracks live in one array; an open-addressing index finds them by key. */
+struct track_table {
+	struct track *items;
+	size_t count, cap;
+	uint32_t *index; /* item position + 1; 0 = empty */
+	size_t index_cap; /* power of two, kept at most half full */
+};
+
+struct td_collector {
+	struct topdown_bpf *skel;
+	struct ring_buffer *exit_ring;
+	struct td_pmu_counters *counters;
+	const char *attach_kind;
+	size_t nr_events;
+	int nr_cpus;
+	char *process_name;
+	pid_t self;
+	uint32_t max_threads;
+	__u32 *batch_keys;
+	struct td_thread_stats *batch_values;
+	struct track_table tracks;
+};
+
+static size_t track_hash(__u32 tid, __u64 start_ns, size_t mask)
+{
+	uint64_t h = ((uint64_t)tid << 32 ^ start_ns) * 0x9e3779b97f4a7c15ull;
+
+	return (h >> 17) & mask;
+}
+
+static int track_index_grow(struct track_table *t)
+{
+	size_t cap = t->index_cap ? t->index_cap * 2 : 1024;
+	uint32_t *index = calloc(cap, sizeof(*index));
+
+	if (!index)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->count; i++) {
+		size_t slot = track_hash(t->items[i].now.tid, t->items[i].now.start_ns, cap - 1);
+
+		while (index[slot])
+			slot = (slot + 1) & (cap - 1);
+		index[slot] = i + 1;
+	}
+	free(t->index);
+	t->index = index;
+	t->index_cap = cap;
+	return 0;
+}
+
+/* The track of this thread, created zeroed when new; NULL when out of memory. */
+static struct track *track_get(struct track_table *t, const struct td_thread_stats *stats)
+{
+	size_t slot;
+
+	if ((t->count + 1) * 2 > t->index_cap && track_index_grow(t))
+		return NULL;
+	slot = track_hash(stats->tid, stats->start_ns, t->index_cap - 1);
+	for (; t->index[slot]; slot = (slot + 1) & (t->index_cap - 1)) {
+		struct track *track = &t->items[t->index[slot] - 1];
+
+		if (track->now.tid == stats->tid && track->now.start_ns == stats->start_ns)
+			return track;
+	}
+	if (t->count == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		struct track *items = realloc(t->items, cap * sizeof(*items));
+
+		if (!items)
+			return NULL;
+		t->items = items;
+		t->cap = cap;
+	}
+	memset(&t->items[t->count], 0, sizeof(t->items[0]));
+	t->index[slot] = ++t->count;
+	return &t->items[t->count - 1];
+}
+
+/* Newer totals for a thread; records of a dead thread are final. */
+static int track_update(struct td_collector *c, const struct td_thread_stats *stats)
+{
+	struct track *track = track_get(&c->tracks, stats);
+
+	if (!track)
+		return -ENOMEM;
+	if (!track->now.exited)
+		track->now = *stats;
+	return 0;
+}
+
+static int on_exit_record(void *ctx, void *data, size_t size)
+{
+	if (size < sizeof(struct td_thread_stats))
+		return 0;
+	return track_update(ctx, data);
+}
+
+/* Scaled counters and scheduling figures of a thread between two totals. */
+static void row_from_delta(const struct td_thread_stats *now, const struct td_thread_stats *base,
+			   size_t nr_events, struct td_thread_row *row)
+{
+	memset(row, 0, sizeof(*row));
+	row->tid = now->tid;
+	row->pid = now->tgid;
+	memcpy(row->comm, now->comm, sizeof(row->comm));
+	row->comm[sizeof(row->comm) - 1] = '\0';
+	row->exited = now->exited;
+	row->oncpu_ns = now->oncpu_ns - base->oncpu_ns;
+	row->voluntary_switches = now->voluntary_switches - base->voluntary_switches;
+	row->involuntary_switches = now->involuntary_switches - base->involuntary_switches;
+	row->migrations = now->migrations - base->migrations;
+	row->runq_wait_ns = now->runq_wait_ns - base->runq_wait_ns;
+	for (size_t i = 0; i < nr_events; i++) {
+		double count = now->slots[i].count - base->slots[i].count;
+		double enabled = now->slots[i].enabled - base->slots[i].enabled;
+		double running = now->slots[i].running - base->slots[i].running;
+		struct td_counter_value *out = &row->counters[i];
+
+		if (enabled == 0) { /* no time passed: nothing to scale */
+			out->value = count;
+			out->running_fraction = 1.0;
+		} else if (running == 0) { /* multiplexed out the whole time */
+			out->value = NAN;
+			out->running_fraction = 0.0;
+		} else {
+			out->value = count * enabled / running;
+			out->running_fraction = running / enabled;
+		}
+	}
+}
+
+static bool track_changed(const struct track *t)
+{
+	return (t->now.exited && !t->reported_exit) ||
+	       memcmp(&t->now.slots, &t->base.slots, sizeof(t->now.slots)) ||
+	       t->now.oncpu_ns != t->base.oncpu_ns ||
+	       t->now.voluntary_switches != t->base.voluntary_switches ||
+	       t->now.involuntary_switches != t->base.involuntary_switches;
+}
+
+/* Tracepoints with BTF need kernel support; decide by loading a trivial one. */
+static bool tp_btf_supported(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
+		{ .code = 0x95 },                         /* exit */
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_RAW_TP);
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	int id, fd;
+
+	if (!vmlinux)
+		return false;
+	id = btf__find_by_name_kind(vmlinux, "btf_trace_sched_switch", BTF_KIND_TYPEDEF);
+	btf__free(vmlinux);
+	if (id <= 0)
+		return false;
+	opts.attach_btf_id = id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 2, &opts);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static void choose_attach_kind(struct td_collector *c, bool force_raw_tp)
+{
+	struct topdown_bpf *s = c->skel;
+	bool btf = !force_raw_tp && tp_btf_supported();
+	struct bpf_program *btf_progs[] = { s->progs.switch_btf, s->progs.wakeup_btf,
+		s->progs.wakeup_new_btf, s->progs.exec_btf, s->progs.fork_btf };
+	struct bpf_program *raw_progs[] = { s->progs.switch_raw, s->progs.wakeup_raw,
+		s->progs.wakeup_new_raw, s->progs.exec_raw, s->progs.fork_raw };
+
+	for (size_t i = 0; i < sizeof(btf_progs) / sizeof(btf_progs[0]); i++) {
+		bpf_program__set_autoload(btf_progs[i], btf);
+		bpf_program__set_autoload(raw_progs[i], !btf);
+	}
+	c->attach_kind = btf ? "tp_btf" : "raw_tp";
+}
+
+static int add_target(struct td_collector *c, pid_t pid)
+{
+	__u32 tgid = pid;
+	__u8 yes = 1;
+
+	return bpf_map_update_elem(bpf_map__fd(c->skel->maps.targets), &tgid, &yes, BPF_ANY) ? -errno : 0;
+}
+
+/* Adds every running process with the name (the kernel adds new ones at exec). */
+static int add_named_targets(struct td_collector *c, size_t *found, char *err, size_t errlen)
+{
+	pid_t *pids = NULL;
+	size_t count = 0;
+	int ret = td_proc_find("/proc", c->process_name, c->self, &pids, &count, err, errlen);
+
+	for (size_t i = 0; !ret && i < count; i++)
+		ret = add_target(c, pids[i]);
+	free(pids);
+	if (found)
+		*found = count;
+	return ret;
+}
+
+static int set_targets(struct td_collector *c, const struct td_collector_opts *opts,
+		       char *err, size_t errlen)
+{
+	size_t found = 0;
+	int ret;
+
+	for (size_t i = 0; i < opts->nr_pids; i++) {
+		if (kill(opts->pids[i], 0) && errno == ESRCH) {
+			snprintf(err, errlen, "no process with pid %d; check the pid with `ps -p %d`",
+				 opts->pids[i], opts->pids[i]);
+			return -ESRCH;
+		}
+		if ((ret = add_target(c, opts->pids[i]))) {
+			snprintf(err, errlen, "cannot add pid %d to the targets: %s", opts->pids[i], strerror(-ret));
+			return ret;
+		}
+	}
+	if (!c->process_name)
+		return 0;
+	ret = add_named_targets(c, &found, err, errlen);
+	if (!ret && !found) {
+		snprintf(err, errlen, "no running process is named '%s'; start it first, or check the name with `pgrep -l %s`",
+			 c->process_name, c->process_name);
+		return -ESRCH;
+	}
+	return ret;
+}
+
+static int configure_skeleton(struct td_collector *c, const struct td_collector_opts *opts)
+{
+	struct topdown_bpf *s = c->skel;
+	int ret;
+
+	s->rodata->system_wide = opts->system_wide;
+	s->rodata->nr_slots = opts->nr_events;
+	if (opts->process_name) {
+		s->rodata->match_comm = true;
+		strncpy((char *)s->rodata->target_comm, opts->process_name, TD_TASK_COMM_LEN - 1);
+	}
+	choose_attach_kind(c, opts->force_raw_tp);
+	if ((ret = bpf_map__set_max_entries(s->maps.counters, c->nr_cpus * TD_MAX_SLOTS)) ||
+	    (ret = bpf_map__set_max_entries(s->maps.threads, c->max_threads)) ||
+	    (ret = bpf_map__set_max_entries(s->maps.exits, EXIT_RING_BYTES)))
+		return ret;
+	return 0;
+}
+
+static int load_and_attach(struct td_collector *c, const struct td_collector_opts *opts,
+			   char *err, size_t errlen)
+{
+	int ret;
+
+	c->skel = topdown_bpf__open();
+	if (!c->skel) {
+		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
+		return -errno;
+	}
+	if ((ret = configure_skeleton(c, opts))) {
+		snprintf(err, errlen, "cannot size the BPF maps: %s", strerror(-ret));
+		return ret;
+	}
+	if ((ret = topdown_bpf__load(c->skel))) {
+		snprintf(err, errlen, "the kernel refused the BPF programs (%s); a kernel with BTF "
+			 "(CONFIG_DEBUG_INFO_BTF=y), 5.8 or newer, is needed; libbpf's log above says more",
+			 strerror(-ret));
+		return ret;
+	}
+	/* flush_cpu has no attach point: the skeleton leaves it alone. */
+	if ((ret = topdown_bpf__attach(c->skel))) {
+		snprintf(err, errlen, "cannot attach to sched_switch: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/* One open per CPU slot array the programs read: the counters. */
+static int open_counters(struct td_collector *c, const struct td_collector_opts *opts,
+			 char *err, size_t errlen)
+{
+	return td_pmu_open(opts->events, opts->nr_events, bpf_map__fd(c->skel->maps.counters),
+			   TD_MAX_SLOTS, &c->counters, err, errlen);
+}
+
+static int alloc_buffers(struct td_collector *c, const struct td_collector_opts *opts)
+{
+	c->nr_events = opts->nr_events;
+	c->self = getpid();
+	c->max_threads = opts->max_threads ? opts->max_threads : DEFAULT_MAX_THREADS;
+	c->nr_cpus = libbpf_num_possible_cpus();
+	if (c->nr_cpus <= 0)
+		return -EINVAL;
+	if (opts->process_name && !(c->process_name = strdup(opts->process_name)))
+		return -ENOMEM;
+	c->batch_keys = calloc(c->max_threads, sizeof(*c->batch_keys));
+	c->batch_values = calloc(c->max_threads, sizeof(*c->batch_values));
+	return c->batch_keys && c->batch_values ? 0 : -ENOMEM;
+}
+
+/* Runs flush_cpu on every CPU so in-flight slices are charged up to now. */
+static int flush_cpus(struct td_collector *c)
+{
+	int prog_fd = bpf_program__fd(c->skel->progs.flush_cpu);
+
+	for (int cpu = 0; cpu < c->nr_cpus; cpu++) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu);
+
+		if (bpf_prog_test_run_opts(prog_fd, &opts) && errno != ENXIO) /* ENXIO: offline */
+			return -errno;
+	}
+	return 0;
+}
+
+struct td_collector *td_collector_new(const struct td_collector_opts *opts,
+				      char *err, size_t errlen)
+{
+	struct td_collector *c = calloc(1, sizeof(*c));
+	int ret;
+
+	if (!c || alloc_buffers(c, opts)) {
+		snprintf(err, errlen, "out of memory setting up the collector");
+		td_collector_free(c);
+		return NULL;
+	}
+	ret = load_and_attach(c, opts, err, errlen);
+	if (!ret)
+		ret = open_counters(c, opts, err, errlen);
+	if (!ret)
+		ret = set_targets(c, opts, err, errlen);
+	if (!ret) {
+		c->exit_ring = ring_buffer__new(bpf_map__fd(c->skel->maps.exits), on_exit_record, c, NULL);
+		if (!c->exit_ring) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot map the exit ring buffer: %s", strerror(errno));
+		}
+	}
+	if (!ret && (ret = flush_cpus(c))) /* open slices of targets already running */
+		snprintf(err, errlen, "cannot start counting on every CPU: %s", strerror(-ret));
+	if (ret) {
+		td_collector_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void td_collector_free(struct td_collector *c)
+{
+	if (!c)
+		return;
+	ring_buffer__free(c->exit_ring);
+	topdown_bpf__destroy(c->skel); /* detach before the counters go */
+	td_pmu_close(c->counters);
+	free(c->process_name);
+	free(c->batch_keys);
+	free(c->batch_values);
+	free(c->tracks.items);
+	free(c->tracks.index);
+	free(c);
+}
+
+const char *td_collector_attach_kind(const struct td_collector *c)
+{
+	return c->attach_kind;
+}
+
+int td_collector_poll(struct td_collector *c, int timeout_ms, char *err, size_t errlen)
+{
+	int ret = ring_buffer__poll(c->exit_ring, timeout_ms);
+
+	if (ret < 0 && ret != -EINTR) {
+		snprintf(err, errlen, "reading thread exit records failed: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/* Dead threads whose exit record did not fit the ring: reap them here. */
+static void reap_exited(struct td_collector *c, const struct td_thread_stats *stats)
+{
+	__u32 tid = stats->tid;
+
+	bpf_map_delete_elem(bpf_map__fd(c->skel->maps.threads), &tid);
+}
+
+static int read_thread_map(struct td_collector *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.threads);
+	__u32 batch_token = 0, count;
+	bool first = true;
+	int ret;
+
+	do {
+		count = c->max_threads;
+		ret = bpf_map_lookup_batch(fd, first ? NULL : &batch_token, &batch_token,
+					   c->batch_keys, c->batch_values, &count, NULL);
+		if (ret && errno != ENOENT)
+			return -errno;
+		for (__u32 i = 0; i < count; i++) {
+			if (track_update(c, &c->batch_values[i]))
+				return -ENOMEM;
+			if (c->batch_values[i].exited)
+				reap_exited(c, &c->batch_values[i]);
+		}
+		first = false;
+	} while (!ret);
+	return 0;
+}
+
+static int collect_changes(struct td_collector *c, struct td_interval *interval)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->tracks.count; i++)
+		n += track_changed(&c->tracks.items[i]);
+	interval->threads = calloc(n + 1, sizeof(*interval->threads));
+	if (!interval->threads)
+		return -ENOMEM;
+	interval->nr_threads = 0;
+	for (size_t i = 0; i < c->tracks.count; i++) {
+		struct track *t = &c->tracks.items[i];
+
+		if (!track_changed(t))
+			continue;
+		row_from_delta(&t->now, &t->base, c->nr_events, &interval->threads[interval->nr_threads++]);
+		t->base = t->now;
+		t->reported_exit = t->now.exited;
+	}
+	return 0;
+}
+
+int td_collector_drain(struct td_collector *c, struct td_interval *interval,
+		       char *err, size_t errlen)
+{
+	int ret;
+
+	if ((ret = flush_cpus(c))) {
+		snprintf(err, errlen, "cannot flush the CPUs' running slices: %s", strerror(-ret));
+		return ret;
+	}
+	/* Exits first, then the live threads, then exits that raced the read. */
+	ret = ring_buffer__consume(c->exit_ring);
+	if (ret >= 0)
+		ret = read_thread_map(c);
+	if (!ret)
+		ret = ring_buffer__consume(c->exit_ring);
+	if (ret >= 0 && c->process_name)
+		ret = add_named_targets(c, NULL, err, errlen);
+	if (ret >= 0)
+		ret = collect_changes(c, interval);
+	if (ret < 0) {
+		if (!err[0])
+			snprintf(err, errlen, "draining the thread totals failed: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+int td_collector_totals(const struct td_collector *c, struct td_thread_row **rows, size_t *count)
+{
+	static const struct td_thread_stats zero;
+
+	*rows = calloc(c->tracks.count + 1, sizeof(**rows));
+	if (!*rows)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->tracks.count; i++)
+		row_from_delta(&c->tracks.items[i].now, &zero, c->nr_events, &(*rows)[i]);
+	*count = c->tracks.count;
+	return 0;
+}
+
+uint64_t td_collector_dropped(const struct td_collector *c)
+{
+	return c->skel->bss->drops.slices;
+}
+
+size_t td_collector_thread_count(const struct td_collector *c)
+{
+	return c->tracks.count;
+}

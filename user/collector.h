@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The BPF collector: loads and attaches the sched_switch programs, opens
+ * the counters, tracks targets, and turns the kernel's cumulative
+ * per-thread totals into per-interval and whole-run thread rows.
+ * It knows nothing of formulas or storage.
+ */
+#ifndef TOPDOWN_COLLECTOR_H
+#define TOPDOWN_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "events.h"
+#include "run.h"
+
+struct td_collector_opts {
+	bool system_wide;
+	const pid_t *pids;        /* --pid */
+	size_t nr_pids;
+	const char *process_name; /* --process: running ones now, and ones that start later */
+	const struct td_event *events;
+	size_t nr_events;         /* at most TD_MAX_EVENTS */
+	uint32_t max_threads;     /* thread map capacity; 0: a default */
+	bool force_raw_tp;        /* skip the tp_btf probe: tests the fallback path */
+};
+
+struct td_collector;
+
+/* Loads, attaches and starts counting; NULL with err set on failure. */
+struct td_collector *td_collector_new(const struct td_collector_opts *opts,
+				      char *err, size_t errlen);
+void td_collector_free(struct td_collector *collector);
+
+/* Which tracepoint flavour was attached: "tp_btf" or "raw_tp". */
+const char *td_collector_attach_kind(const struct td_collector *collector);
+
+/*
+ * Takes in exit records for up to timeout_ms. Call it often: it keeps the
+ * ring buffer from filling while threads come and go.
+ */
+int td_collector_poll(struct td_collector *collector, int timeout_ms,
+		      char *err, size_t errlen);
+
+/*
+ * Charges the slice in flight on every CPU, drains the kernel's totals,
+ * and appends to interval the threads that ran (or exited) since the
+ * previous drain, with their deltas. interval->threads is owned by the
+ * caller afterwards.
+ */
+int td_collector_drain(struct td_collector *collector, struct td_interval *interval,
+		       char *err, size_t errlen);
+
+/*
+ * Every thread seen since start, with its totals: the run's thread rows.
+ * Call after a final drain. *rows is malloc'd.
+ */
+int td_collector_totals(const struct td_collector *collector,
+			struct td_thread_row **rows, size_t *count);
+
+/* Slices the kernel could not charge (full thread map) since start. */
+uint64_t td_collector_dropped(const struct td_collector *collector);
+
+/* Processes currently targeted (process mode), for progress reports. */
+size_t td_collector_thread_count(const struct td_collector *collector);
+
+#endif

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The subcommands main() dispatches to. Each takes argv from the command
+ * name on (argv[0] is "collect", "list", ...) and returns the exit code.
+ */
+#ifndef TOPDOWN_COMMANDS_H
+#define TOPDOWN_COMMANDS_H
+
+#define TD_EXIT_USAGE 2 /* bad arguments: nothing was done */
+
+int td_cmd_collect(int argc, char **argv);
+int td_cmd_list(int argc, char **argv);
+
+#endif

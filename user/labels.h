@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Run labels: an ordered set of key=value pairs (git_branch=unstable).
+ * Keys are unique; setting an existing key replaces its value, which is
+ * how user labels override the auto-detected ones.
+ */
+#ifndef TOPDOWN_LABELS_H
+#define TOPDOWN_LABELS_H
+
+#include <stddef.h>
+
+#define TD_LABEL_KEY_MAX 64     /* bytes, without the NUL */
+#define TD_LABEL_VALUE_MAX 256
+
+struct td_label {
+	char *key;
+	char *value;
+};
+
+struct td_labels {
+	size_t count, cap;
+	struct td_label *items;
+};
+
+void td_labels_init(struct td_labels *labels);
+void td_labels_free(struct td_labels *labels);
+
+/* Adds or replaces key. 0, or -ENOMEM. Does not validate. */
+int td_labels_set(struct td_labels *labels, const char *key, const char *value);
+const char *td_labels_get(const struct td_labels *labels, const char *key);
+int td_labels_copy(struct td_labels *dst, const struct td_labels *src);
+
+/*
+ * Parses one "key=value" argument into labels. Keys: a letter or '_',
+ * then letters, digits, '_', '.', '-'; values: non-empty, no control
+ * characters. On bad syntax returns -EINVAL and writes one sentence
+ * naming the problem and the fix into err.
+ */
+int td_labels_parse_arg(struct td_labels *labels, const char *arg,
+			char *err, size_t errlen);
+
+#endif

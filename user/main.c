@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* topdown: per-thread Top-Down microarchitecture analysis with eBPF. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+#ifndef TOPDOWN_VERSION
+#define TOPDOWN_VERSION "0.1.0"
+#endif
+
+static int cmd_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("topdown %s\n", TOPDOWN_VERSION);
+	return 0;
+}
+
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "collect", td_cmd_collect, "count per-thread scheduling figures and counters, store a labeled run" },
+	{ "list", td_cmd_list, "list stored runs" },
+	{ "version", cmd_version, "print the version" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: topdown COMMAND [OPTIONS]   (topdown COMMAND --help for its options)\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return TD_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version"))
+		return cmd_version(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "topdown: unknown command '%s'; run `topdown --help` for the list\n", argv[1]);
+	return TD_EXIT_USAGE;
+}

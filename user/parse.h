@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Parsers for command-line values. Each returns 0 or -EINVAL and, on
+ * error, writes one sentence into err naming the bad value and a fix.
+ */
+#ifndef TOPDOWN_PARSE_H
+#define TOPDOWN_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * A positive duration with a required unit: "30s", "500ms", "1.5m", "2h",
+ * "7d". Units are ms, s, m, h and d; decimals are exact down to the
+ * nanosecond (finer digits are dropped). No sign, spaces or exponent.
+ */
+int td_parse_duration_ns(const char *text, uint64_t *out_ns, char *err, size_t errlen);
+
+/*
+ * "123" or "123,456": decimal pids in 1..4194304 (the kernel's limit),
+ * no duplicates, at most max. *count is 0 on error.
+ */
+int td_parse_pid_list(const char *text, pid_t *out, size_t max, size_t *count,
+		      char *err, size_t errlen);
+
+/* A decimal integer in [min, max]; what names the option, e.g. "--level". */
+int td_parse_int_range(const char *text, const char *what, long min, long max,
+		       long *out, char *err, size_t errlen);
+
+#endif

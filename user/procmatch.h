@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Finding processes by name. proc_root is "/proc" in production and a
+ * fake tree in tests. A process matches a name when its comm or the
+ * basename of its executable equals it exactly; " (deleted)" after the
+ * executable's path is ignored, and kernel threads (no executable) match
+ * by comm only. Processes that exit during a scan are skipped.
+ */
+#ifndef TOPDOWN_PROCMATCH_H
+#define TOPDOWN_PROCMATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * The pids (numeric entries of proc_root) matching name, ascending,
+ * except exclude_pid (topdown itself; 0 excludes nothing). *pids is
+ * malloc'd for the caller to free, NULL when *count is 0. 0, -EINVAL for
+ * an empty name, -errno when proc_root cannot be listed, -ENOMEM.
+ */
+int td_proc_find(const char *proc_root, const char *name, pid_t exclude_pid,
+		 pid_t **pids, size_t *count, char *err, size_t errlen);
+
+/* Whether pid matches name now; false when it has exited. */
+bool td_proc_matches(const char *proc_root, pid_t pid, const char *name);
+
+/* pid's comm, without the newline, into buf. 0 or -errno (-ENOENT: gone). */
+int td_proc_comm(const char *proc_root, pid_t pid, char *buf, size_t len);
+
+#endif

@@ -46,10 +46,9 @@ struct {
 	__type(value, __u8);
 } targets SEC(".maps"); /* tgids tracked in process mode */
 
-/* The slice in flight on each CPU. */
+/* The counter readings of the slice in flight on each CPU. */
 struct cpu_slice {
-	__u32 tid; /* 0: no tracked thread on this CPU */
-	__u64 start_runtime_ns; /* the thread's se.sum_exec_runtime at the slice start */
+	__u32 tid; /* whose slice; 0: no tracked thread on this CPU */
 	struct bpf_perf_event_value start[TD_MAX_SLOTS];
 };
 
@@ -93,7 +92,23 @@ static __always_inline bool is_target(__u32 tid, __u32 tgid)
 	return system_wide || bpf_map_lookup_elem(&targets, &tgid);
 }
 
-/* The thread's record, created on first use; NULL when the map is full. */
+/*
+ * On-CPU time comes from the scheduler's own account of the thread
+ * (se.sum_exec_runtime, as CLOCK_THREAD_CPUTIME_ID and schedstat report
+ * it): each charge adds what the thread ran since the previous charge.
+ * That needs no switch-in to have been seen, and timestamps taken here
+ * would drift from the scheduler's clock by some hundred ns per switch.
+ * For the running thread a flush sees the runtime as of its last tick.
+ */
+static __always_inline __u64 task_runtime(struct task_struct *task)
+{
+	return BPF_CORE_READ(task, se.sum_exec_runtime);
+}
+
+/*
+ * The thread's record, created on first use with its runtime so far as
+ * already charged; NULL when the map is full.
+ */
 static __always_inline struct td_thread_stats *thread_stats(struct task_struct *task, __u32 tid)
 {
 	struct td_thread_stats *stats = bpf_map_lookup_elem(&threads, &tid);
@@ -107,6 +122,7 @@ static __always_inline struct td_thread_stats *thread_stats(struct task_struct *
 	stats->tid = tid;
 	stats->tgid = BPF_CORE_READ(task, tgid);
 	stats->start_ns = BPF_CORE_READ(task, start_time);
+	stats->charged_runtime_ns = task_runtime(task);
 	stats->last_cpu = -1;
 	BPF_CORE_READ_STR_INTO(&stats->comm, task, comm);
 	bpf_map_update_elem(&threads, &tid, stats, BPF_NOEXIST);
@@ -135,23 +151,12 @@ static __always_inline void read_slots(struct cpu_slice *slice, struct td_thread
 	}
 }
 
-/*
- * On-CPU time comes from the scheduler's own account of the thread
- * (se.sum_exec_runtime, as CLOCK_THREAD_CPUTIME_ID and schedstat report
- * it) rather than from timestamps here, which would be off by the few
- * hundred ns between the scheduler's clock update and the tracepoint on
- * every switch. For the running thread a flush sees it as of the last tick.
- */
-static __always_inline __u64 task_runtime(struct task_struct *task)
+static __always_inline void charge_time(struct td_thread_stats *stats, struct task_struct *task, __u32 cpu)
 {
-	return BPF_CORE_READ(task, se.sum_exec_runtime);
-}
+	__u64 runtime = task_runtime(task);
 
-static __always_inline void charge_time(struct td_thread_stats *stats, struct cpu_slice *slice,
-					__u32 cpu, __u64 runtime)
-{
-	stats->oncpu_ns += runtime - slice->start_runtime_ns;
-	slice->start_runtime_ns = runtime;
+	stats->oncpu_ns += runtime - stats->charged_runtime_ns;
+	stats->charged_runtime_ns = runtime;
 	if (stats->last_cpu >= 0 && stats->last_cpu != (__s32)cpu)
 		stats->migrations++;
 	stats->last_cpu = cpu;
@@ -171,29 +176,34 @@ static __always_inline void retire_thread(struct td_thread_stats *stats, __u32 t
 static __always_inline int on_switch(bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	__u32 prev_tid = BPF_CORE_READ(prev, pid), next_tid = BPF_CORE_READ(next, pid);
-	struct td_thread_stats *stats = NULL;
-	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
+	bool track_prev = is_target(prev_tid, BPF_CORE_READ(prev, tgid));
 	bool track_next = is_target(next_tid, BPF_CORE_READ(next, tgid));
+	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
+	struct td_thread_stats *stats = NULL;
 	struct cpu_slice *slice;
 	__u64 now;
 
+	if (!track_prev && !track_next)
+		return 0; /* neither side tracked: the cheap path */
 	slice = bpf_map_lookup_elem(&slices, &zero);
 	if (!slice)
 		return 0;
-	if (slice->tid == 0 && !track_next)
-		return 0; /* neither side tracked: the cheap path */
 
 	now = bpf_ktime_get_ns();
-	if (slice->tid && slice->tid == prev_tid) {
+	if (track_prev) {
 		stats = thread_stats(prev, prev_tid);
 		if (!stats)
 			__sync_fetch_and_add(&drops.slices, 1);
 	}
-	read_slots(slice, stats, cpu);
+	/* Counters are charged only for a slice whose start we read. */
+	if (stats && slice->tid == prev_tid)
+		read_slots(slice, stats, cpu);
+	else
+		read_slots(slice, NULL, cpu);
 	if (stats) {
 		__u32 state = task_state(prev);
 
-		charge_time(stats, slice, cpu, task_runtime(prev));
+		charge_time(stats, prev, cpu);
 		BPF_CORE_READ_STR_INTO(&stats->comm, prev, comm); /* threads rename themselves */
 		if (!preempt && state != TASK_RUNNING) {
 			stats->voluntary_switches++;
@@ -207,7 +217,6 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 
 	slice->tid = track_next ? next_tid : 0;
 	if (track_next) {
-		slice->start_runtime_ns = task_runtime(next);
 		stats = bpf_map_lookup_elem(&threads, &next_tid);
 		if (stats && stats->runq_since_ns) {
 			stats->runq_wait_ns += now - stats->runq_since_ns;
@@ -322,25 +331,24 @@ int flush_cpu(void *ctx)
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid, cpu = bpf_get_smp_processor_id(), zero = 0;
-	struct td_thread_stats *stats = NULL;
+	struct td_thread_stats *stats;
 	struct cpu_slice *slice;
 
+	if (!is_target(tid, pid_tgid >> 32))
+		return 0;
 	slice = bpf_map_lookup_elem(&slices, &zero);
+	stats = thread_stats(task, tid); /* new: running since before we attached */
 	if (!slice)
 		return 0;
-	if (slice->tid != tid || tid == 0) {
-		if (!is_target(tid, pid_tgid >> 32))
-			return 0;
-		slice->tid = tid; /* a thread that was running before we attached */
-		slice->start_runtime_ns = task_runtime(task);
-	} else {
-		stats = thread_stats(task, tid);
-		if (!stats)
-			__sync_fetch_and_add(&drops.slices, 1);
-	}
-	read_slots(slice, stats, cpu);
+	if (!stats)
+		__sync_fetch_and_add(&drops.slices, 1);
+	if (stats && slice->tid == tid)
+		read_slots(slice, stats, cpu);
+	else
+		read_slots(slice, NULL, cpu);
+	slice->tid = tid;
 	if (stats)
-		charge_time(stats, slice, cpu, task_runtime(task));
+		charge_time(stats, task, cpu);
 	return 0;
 }
 

@@ -34,6 +34,7 @@ struct td_thread_stats {
 	__u64 migrations;
 	__u64 runq_wait_ns;
 	__u64 runq_since_ns; /* kernel bookkeeping: when it became runnable, 0 when running */
+	__u64 charged_runtime_ns; /* kernel bookkeeping: se.sum_exec_runtime already in oncpu_ns */
 	__s32 last_cpu;      /* kernel bookkeeping: -1 before the first slice */
 	__u32 exited;        /* set when the exit record could not be sent: userspace reaps it */
 };

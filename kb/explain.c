@@ -531,43 +531,51 @@ static int fill_explanation(const struct td_kb *kb, struct td_explanation *e,
 	return 0;
 }
 
+/* The explanation of the best candidate, c[0]; the others become also. */
+static struct td_explanation *explain_candidates(const struct td_kb *kb, const struct candidate *c,
+						 size_t n, const struct td_model *model)
+{
+	struct td_explanation *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->text = &td_explain_texts[c[0].index];
+	e->kind = TD_METRIC_INFO;
+	e->name = model ? text_metric(e->text, model)->name : e->text->name;
+	for (size_t i = 1; i < n; i++)
+		if (PUSH(&e->also, &e->n_also, &td_explain_texts[c[i].index]) < 0)
+			goto fail;
+	if (fill_explanation(kb, e, model) < 0)
+		goto fail;
+	return e;
+fail:
+	td_explanation_free(e);
+	return NULL;
+}
+
 int td_explain_lookup(const struct td_kb *kb, const char *query, const char *model_name,
 		      struct td_explanation **out, char *err, size_t errlen)
 {
 	const struct td_model *model = NULL;
-	struct td_explanation *e;
 	struct candidate *c;
 	size_t n;
 
 	*out = NULL;
+	if (!query || !*query) {
+		snprintf(err, errlen, "no metric name given; name one (DRAM_Bound, tma_dram_bound, "
+			 "backend_bound) or run topdown explain --list");
+		return -ENOENT;
+	}
 	if (model_name && !(model = td_kb_model(kb, model_name)))
 		return unknown_model(kb, model_name, err, errlen);
 	if (find_candidates(kb, query, model, &c, &n) < 0)
 		goto nomem;
 	if (!n)
 		return not_found(kb, query, model, err, errlen);
-
-	e = calloc(1, sizeof(*e));
-	if (!e) {
-		free(c);
-		goto nomem;
-	}
-	e->text = &td_explain_texts[c[0].index];
-	e->kind = TD_METRIC_INFO;
-	e->name = e->text->name;
-	if (model)
-		e->name = text_metric(e->text, model)->name;
-	for (size_t i = 1; i < n; i++)
-		if (PUSH(&e->also, &e->n_also, &td_explain_texts[c[i].index]) < 0)
-			goto fail;
-	if (fill_explanation(kb, e, model) < 0)
-		goto fail;
+	*out = explain_candidates(kb, c, n, model);
 	free(c);
-	*out = e;
-	return 0;
-fail:
-	free(c);
-	td_explanation_free(e);
+	if (*out)
+		return 0;
 nomem:
 	snprintf(err, errlen, "out of memory while looking up '%s'", query);
 	return -ENOMEM;
@@ -781,10 +789,17 @@ static void mark_roots(struct flat_node *nodes, size_t count)
 	}
 }
 
+/* qsort must not see the NULL of an empty array. */
+static void sort_flat(struct flat_node *nodes, size_t count)
+{
+	if (count > 1)
+		qsort(nodes, count, sizeof(*nodes), flat_cmp);
+}
+
 static int finish_group(struct td_explain_group *g, struct group_build *b)
 {
-	qsort(b->nodes, b->n_nodes, sizeof(*b->nodes), flat_cmp);
-	qsort(b->info, b->n_info, sizeof(*b->info), flat_cmp);
+	sort_flat(b->nodes, b->n_nodes);
+	sort_flat(b->info, b->n_info);
 	mark_roots(b->nodes, b->n_nodes);
 	if (build_children(b->nodes, b->n_nodes, NULL, &g->roots, &g->n_roots) < 0)
 		return -ENOMEM;
@@ -807,20 +822,26 @@ static void free_build(struct group_build *b)
 	free(b->info);
 }
 
-/* Builds group key from the models that belong to it; an empty group is
- * left out of the listing. */
-static int build_group(const struct td_kb *kb, const struct td_model *only, enum group_key key,
+/* Whether a listing for model (every model when NULL) shows m: a hybrid
+ * P-core model brings its E-core model along. */
+static bool in_listing(const struct td_model *m, const struct td_model *model)
+{
+	return !model || m == model || m == model->e_core;
+}
+
+/* Builds group key from the listed models that belong to it; an empty
+ * group is left out of the listing. */
+static int build_group(const struct td_kb *kb, const struct td_model *model, enum group_key key,
 		       struct td_explain_listing *l)
 {
 	struct td_explain_group g = { .label = group_labels[key] };
 	struct group_build b = { 0 };
-	size_t n = only ? 1 : td_kb_model_count(kb);
 	int ret = 0;
 
-	for (size_t i = 0; !ret && i < n; i++) {
-		const struct td_model *m = only ? only : td_kb_model_at(kb, i);
+	for (size_t i = 0; !ret && i < td_kb_model_count(kb); i++) {
+		const struct td_model *m = td_kb_model_at(kb, i);
 
-		if (group_of(m) != key)
+		if (group_of(m) != key || !in_listing(m, model))
 			continue;
 		if (g.n_models == TD_EXPLAIN_MAX_GROUP_MODELS) {
 			ret = -E2BIG;
@@ -831,7 +852,7 @@ static int build_group(const struct td_kb *kb, const struct td_model *only, enum
 		if (!ret)
 			ret = add_model_metrics(&b, m, g.n_models - 1);
 	}
-	if (!ret && !only && key == GROUP_INTEL && g.n_models)
+	if (!ret && !model && key == GROUP_INTEL && g.n_models)
 		ret = add_reference_nodes(&b, TD_VENDOR_INTEL);
 	if (!ret && g.n_models)
 		ret = finish_group(&g, &b);

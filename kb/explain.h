@@ -156,7 +156,7 @@ struct td_explain_listing {
 
 /*
  * The tree of every model, grouped by vendor (Intel E-cores apart), or of
- * one model.  Without a model the Intel tree also shows the nodes that are
+ * one model (with its E-core model, for hybrid parts).  Without a model the Intel tree also shows the nodes that are
  * explained but not computed.  0, -EINVAL (unknown model, err lists the
  * known ones), -E2BIG (a group outgrew TD_EXPLAIN_MAX_GROUP_MODELS) or
  * -ENOMEM.

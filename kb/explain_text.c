@@ -130,8 +130,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"Count vector work with the FP_ARITH_INST_RETIRED.* events (scalar vs "
 		"128/256/512-bit) and check the compiler vectorised the hot loops "
 		"(-O3 -march=native, -fopt-info-vec-missed).",
-		"Profile where the retired work goes: `perf record -e "
-		"inst_retired.any -p PID` and look for algorithmic savings first.",
+		"Profile where the retired work goes: `perf record -e instructions -p "
+		"PID` and look for algorithmic savings first.",
 	},
 },
 
@@ -370,7 +370,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"which supplies the uops of complex instructions and of assists.",
 	.causes = {
 		"Microcoded instructions in hot code: CPUID, string instructions with a "
-		"REP prefix on short strings, some divides and gathers on older cores.",
+		"REP prefix on short strings, 64-bit divides on older cores.",
 		"Assists, for example on denormal floating-point values.",
 	},
 	.hints = {
@@ -489,9 +489,9 @@ const struct td_explain_text td_explain_texts[] = {
 	.ref_path = "Frontend_Bound.Fetch_Bandwidth.MITE.MITE_4wide",
 	.title = "MITE 4-wide",
 	.description =
-		"Part of MITE where the legacy decoders delivered exactly four uops in a "
-		"cycle: they cannot fill the wider issue width of these cores, so code "
-		"decoded by MITE cannot run at full width.",
+		"Part of MITE: cycles in which the legacy decode pipeline delivered "
+		"exactly four uops, fewer than these cores can issue per cycle, so code "
+		"decoded by MITE runs below full width.",
 	.causes = {
 		"Hot code decoded by MITE rather than delivered from the decoded-uop cache.",
 	},
@@ -1049,7 +1049,8 @@ const struct td_explain_text td_explain_texts[] = {
 	},
 	.hints = {
 		"Usually acceptable; if large, check with `perf c2c record -p PID` and "
-		"keep threads that share data on the same cores (taskset, cgroup cpusets).",
+		"keep threads that share data close together: SMT siblings of one core, "
+		"or cores of one L3 (taskset, cgroup cpusets).",
 	},
 },
 {
@@ -1266,7 +1267,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Estimated cycles spent on non-temporal (streaming) stores, which bypass "
 		"the caches and write straight towards memory.",
 	.causes = {
-		"Large memcpy/memset calls: glibc switches to non-temporal stores above "
+		"Large memcpy/memmove calls: glibc switches to non-temporal stores above "
 		"a size threshold.",
 		"Explicit streaming stores on data that is read again soon.",
 	},
@@ -1388,9 +1389,9 @@ const struct td_explain_text td_explain_texts[] = {
 	.ref_path = "Backend_Bound.Core_Bound.Serializing_Operation.Slow_Pause",
 	.title = "Slow PAUSE",
 	.description =
-		"Cycles spent executing PAUSE, the spin-loop hint. It takes much longer "
-		"on recent server cores than on older ones, so spin loops tuned for old "
-		"hardware now wait far longer per iteration.",
+		"Cycles spent executing PAUSE, the spin-loop hint. PAUSE takes far longer "
+		"on Skylake-generation and later cores than on earlier ones, so spin "
+		"loops tuned for old hardware now wait much longer per iteration.",
 	.causes = {
 		"Spin locks and busy-wait loops: runtime thread pools (OpenMP, Java, "
 		".NET), adaptive mutexes, user-space polling.",
@@ -1474,9 +1475,9 @@ const struct td_explain_text td_explain_texts[] = {
 	.vendor = INTEL, .name = "tma_ports_utilized_0",
 	.title = "No Ports Utilized",
 	.description =
-		"Cycles where no uop executed on any port although the backend was not "
-		"waiting on memory: everything in the scheduler was waiting for a "
-		"long-latency result.",
+		"Cycles where no uop executed on any port although no load was "
+		"outstanding: everything in the scheduler was waiting for a "
+		"long-latency non-memory result.",
 	.causes = {
 		"Long-latency instructions on the critical path (divides, some vector "
 		"instructions, transitions between SSE and AVX code).",
@@ -1821,8 +1822,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Part of Heavy_Operations from uops supplied by the microcode sequencer: "
 		"instructions too complex for the decoders, and assists.",
 	.causes = {
-		"Microcoded instructions: CPUID, some string and divide instructions, "
-		"gathers on some cores.",
+		"Microcoded instructions: CPUID, some string and divide instructions.",
 		"Assists, such as floating-point operations on denormal values.",
 	},
 	.hints = {
@@ -1857,8 +1857,8 @@ const struct td_explain_text td_explain_texts[] = {
 	.description =
 		"Estimated slots spent on uops of complex instructions delivered by "
 		"microcode, other than assists. On hybrid E-cores (cpu_atom) the node "
-		"sits under the frontend and counts slots the decoders lost to such "
-		"instructions.",
+		"sits under the frontend and counts slots the frontend lost while such "
+		"instructions were delivered from microcode.",
 	.causes = {
 		"Microcoded instructions in hot code: CPUID, RDRAND, repeated string "
 		"instructions, some legacy instructions.",
@@ -2343,7 +2343,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"misses.",
 	},
 	.hints = {
-		"On Neoverse V3 and N3, `topdown collect --level 3 --process NAME` "
+		"On Neoverse V3 and N3, `topdown collect --level 4 --process NAME` "
 		"splits it into core (branch flow) and memory (cache, TLB) causes.",
 		"Check l1i_cache_mpki, itlb_mpki and branch_mpki; sample with `perf "
 		"record -e stall_frontend -p PID`.",
@@ -2519,8 +2519,9 @@ const struct td_explain_text td_explain_texts[] = {
 	.vendor = ARM, .name = "frontend_cache_l1i_bound",
 	.title = "Frontend L1I Bound",
 	.description =
-		"Share of instruction-cache stall cycles with a fetch pending in the L1 "
-		"instruction cache (STALL_FRONTEND_L1I): misses that L2 serves.",
+		"Share of instruction-cache stall cycles counted as waiting on the L1 "
+		"instruction cache (STALL_FRONTEND_L1I), against those waiting on L2 "
+		"(Frontend_Cache_L2I_Bound).",
 	.causes = {
 		"Code somewhat larger than L1I, or hot and cold code mixed in the same "
 		"lines.",
@@ -2534,9 +2535,10 @@ const struct td_explain_text td_explain_texts[] = {
 	.vendor = ARM, .name = "frontend_cache_l2i_bound",
 	.title = "Frontend L2 Bound",
 	.description =
-		"Share of instruction-cache stall cycles with a fetch pending in the "
-		"last core-private cache, L2 (STALL_FRONTEND_MEM): code that also "
-		"missed L2.",
+		"Share of instruction-cache stall cycles counted as waiting on a fetch "
+		"pending in the last core-private cache, L2 (STALL_FRONTEND_MEM), "
+		"against those waiting on L1I (Frontend_Cache_L1I_Bound). Large values "
+		"point at code that does not fit in L2.",
 	.causes = {
 		"A very large code footprint; code evicted from L2 by data.",
 	},
@@ -2644,8 +2646,9 @@ const struct td_explain_text td_explain_texts[] = {
 	.vendor = ARM, .name = "backend_cache_l1d_bound",
 	.title = "Backend L1D Bound",
 	.description =
-		"Share of data-cache stall cycles with a demand miss in the L1 data "
-		"cache that the L2 serves (STALL_BACKEND_L1D).",
+		"Share of data-cache stall cycles counted as waiting on an L1 data cache "
+		"miss (STALL_BACKEND_L1D), against those waiting on a miss in L2 "
+		"(Backend_Cache_L2D_Bound).",
 	.causes = {
 		"A working set larger than L1D but within L2; strided access.",
 	},
@@ -2658,9 +2661,9 @@ const struct td_explain_text td_explain_texts[] = {
 	.vendor = ARM, .name = "backend_cache_l2d_bound",
 	.title = "Backend L2 Bound",
 	.description =
-		"Share of data-cache stall cycles with a demand miss in the last "
-		"core-private cache, L2 (STALL_BACKEND_MEM): the data came from the "
-		"system-level cache or DRAM.",
+		"Share of data-cache stall cycles counted as waiting on a demand miss in "
+		"the last core-private cache, L2 (STALL_BACKEND_MEM): data that had to "
+		"come from the system-level cache or DRAM.",
 	.causes = {
 		"Working sets larger than L2; pointer chasing over large data.",
 		"Memory on a remote NUMA node or chiplet.",
@@ -3318,7 +3321,8 @@ const struct td_explain_text td_explain_texts[] = {
 	.hints = {
 		"Count ic_tag_hit_miss.instruction_cache_miss, "
 		"bp_l1_tlb_miss_l2_tlb_miss.all and bp_de_redirect.",
-		"Sample instruction fetches with IBS: `perf record -e ibs_fetch// -p PID`.",
+		"Sample instruction fetches with IBS, which only samples whole CPUs: "
+		"`perf record -e ibs_fetch// -a -- sleep 10`, then `perf report --pid PID`.",
 	},
 },
 {
@@ -3370,8 +3374,9 @@ const struct td_explain_text td_explain_texts[] = {
 	},
 	.hints = {
 		"Sample with `perf record -e ex_ret_brn_misp -p PID` (samples skid: look "
-		"just before the reported instruction) or precisely with IBS "
-		"(`perf record -e ibs_op// -p PID`).",
+		"just before the reported instruction), or precisely with IBS, which "
+		"only samples whole CPUs: `perf record -e ibs_op// -a -- sleep 10`, then "
+		"`perf report --pid PID`.",
 		"Count ex_ret_brn_ind_misp and ex_ret_near_ret_mispred for indirect and "
 		"return mispredictions.",
 	},
@@ -3388,9 +3393,9 @@ const struct td_explain_text td_explain_texts[] = {
 		"Self-modifying or cross-modifying code (JIT patching).",
 	},
 	.hints = {
-		"Look for cache lines written by several threads (`perf c2c record -p "
-		"PID` uses IBS on AMD with a recent kernel and perf); keep generated "
-		"code and data in separate pages.",
+		"Look for cache lines written by several threads with `perf c2c record "
+		"-a -- sleep 10` (IBS-based on AMD, whole CPUs only, recent kernel and "
+		"perf); keep generated code and data in separate pages.",
 	},
 },
 {
@@ -3423,7 +3428,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"Memory on a remote NUMA node or another CCD.",
 	},
 	.hints = {
-		"Sample loads with IBS: `perf mem record -p PID`, `perf mem report`.",
+		"Sample loads with IBS, which only samples whole CPUs: `perf mem record "
+		"-a -- sleep 10`, then `perf mem report --sort=comm,mem,sym`.",
 		"Count where fills come from: ls_dmnd_fills_from_sys.* (local L2, same "
 		"CCX, other CCX, DRAM near or far).",
 		"Check placement with `numastat -p PID` and TLB reloads with "

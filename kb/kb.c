@@ -8,6 +8,7 @@
  * each collection depth needs.  Any inconsistency is a load error naming
  * the model and metric, so a broken definition never reaches a user.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -23,7 +24,7 @@ extern const char td_kb_defs[];
 
 /* The '#' constants td_model_set_constants() knows how to fill. */
 static const char *const known_constants[] = {
-	"#SMT_on", "#core_wide", "#has_pmem", "#slots", "#num_cpus_online",
+	"#SMT_on", "#core_wide", "#has_pmem", "#slots",
 };
 
 static int model_fail(const struct kb_model *km, const char *metric, const char *problem,
@@ -500,6 +501,8 @@ static int build_model(struct kb_model *km, char *err, size_t errlen)
 	if (rc)
 		return rc;
 	struct td_model *m = &km->pub;
+	for (size_t i = 0; i < m->n_events; i++)
+		km->events[i].pmu = m->pmu;
 	m->events = km->events;
 	m->constants = km->constants;
 	m->metrics = km->metrics;
@@ -602,6 +605,17 @@ const struct td_model *td_kb_model_at(const struct td_kb *kb, size_t i)
 	return i < kb->n_models ? &kb->models[i].pub : NULL;
 }
 
+/* Case-insensitive, '-' and '_' equal: how users may spell model names. */
+static int model_name_cmp(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		int ca = tolower(*a == '_' ? '-' : (unsigned char)*a);
+		int cb = tolower(*b == '_' ? '-' : (unsigned char)*b);
+		if (ca != cb || !ca)
+			return ca - cb;
+	}
+}
+
 /* Whether name is one of the space-separated words of list, compared
  * with cmp over the word's length. */
 static bool in_word_list(const char *list, const char *name,
@@ -625,8 +639,8 @@ const struct td_model *td_kb_model(const struct td_kb *kb, const char *name)
 {
 	for (size_t i = 0; i < kb->n_models; i++) {
 		const struct td_model *m = &kb->models[i].pub;
-		if (kb_name_cmp(m->name, name) == 0 || kb_name_cmp(m->long_name, name) == 0 ||
-		    in_word_list(m->aliases, name, kb_name_cmp))
+		if (model_name_cmp(m->name, name) == 0 || model_name_cmp(m->long_name, name) == 0 ||
+		    in_word_list(m->aliases, name, model_name_cmp))
 			return m;
 	}
 	return NULL;
@@ -658,4 +672,17 @@ unsigned td_level_mask(int depth, bool with_info)
 	for (int level = 1; level <= depth && level <= 4; level++)
 		mask |= TD_USED_BY_LEVEL(level);
 	return mask;
+}
+
+size_t td_model_events_for(const struct td_model *m, unsigned mask, int *out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->n_events; i++) {
+		if (!(m->events[i].used_by & mask))
+			continue;
+		if (n < cap)
+			out[n] = (int)i;
+		n++;
+	}
+	return n;
 }

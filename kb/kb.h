@@ -51,15 +51,12 @@ enum {
 	 * holds TD_EVENT_PERF_METRICS members. */
 	TD_EVENT_SLOTS_LEADER = 1u << 1,
 	/* Intel topdown-* metric event (PERF_METRICS, Ice Lake and later):
-	 * a member of a group whose leader is slots; never sampling; no
-	 * exclude_* filters.  Reading one member makes the kernel refresh
-	 * every metric event of the group from PERF_METRICS, so per-event
-	 * reads (bpf_perf_event_read_value) return consistent cumulative
-	 * slot counts. */
+	 * takes no counter; a member of a group whose leader is slots;
+	 * never sampling; no exclude_* filters.  Reading one member makes
+	 * the kernel refresh every metric event of the group from
+	 * PERF_METRICS, so per-event reads (bpf_perf_event_read_value)
+	 * return consistent cumulative slot counts. */
 	TD_EVENT_PERF_METRICS = 1u << 2,
-	/* Not a PMU event: the window length in seconds (perf's
-	 * duration_time), supplied by the caller. */
-	TD_EVENT_DURATION = 1u << 3,
 };
 
 /* used_by bits. */
@@ -101,7 +98,8 @@ struct td_metric_def {
 	const char *expr;      /* perf pmu-events syntax */
 	const char *threshold; /* perf syntax, or NULL */
 	double scale;          /* raw value * scale = shown value */
-	bool children_sum;     /* the children of this node add up to it */
+	bool children_sum;     /* the children add up to this node (one of them
+				* is defined as the rest of it) */
 	unsigned used_by;      /* TD_USED_BY_* */
 	int slot;
 	const int *events;     /* indexes into model->events needed, directly */
@@ -138,13 +136,13 @@ struct td_model {
 struct td_host_facts {
 	bool smt_on;
 	unsigned slots_per_cycle; /* Arm sysfs caps/slots; 0 = the model's */
-	unsigned online_cpus;
-	bool has_pmem;
+	bool has_pmem;            /* Optane persistent memory installed */
 };
 
 /*
- * Parse and compile every embedded definition (the files of kb/defs).  On failure
- * returns NULL with err naming the file, line or model and the problem.
+ * Parse and compile every embedded definition (the files of kb/defs).
+ * On failure returns NULL with err naming the file, line or model and
+ * the problem.
  */
 struct td_kb *td_kb_new(char *err, size_t errlen);
 
@@ -185,6 +183,13 @@ const struct td_event_def *td_model_event(const struct td_model *m, const char *
 
 /* used_by mask of a collection of the tree down to depth (1..4). */
 unsigned td_level_mask(int depth, bool with_info);
+
+/*
+ * The events a collection with this used_by mask needs: their indexes in
+ * m->events, ascending, stored into out[0..cap).  Returns how many there
+ * are, which may be more than cap.
+ */
+size_t td_model_events_for(const struct td_model *m, unsigned mask, int *out, size_t cap);
 
 /* Store the values of the model's '#' constants into values[]. */
 void td_model_set_constants(const struct td_model *m, const struct td_host_facts *facts,

@@ -53,11 +53,13 @@ static int cpu_vendor(const struct td_cpuinfo *cpu)
 	return cpu->implementer ? TD_VENDOR_ARM : -1;
 }
 
-/* Zen 3 (family 0x19, models 0x00-0x0f and 0x20-0x5f) counts no dispatch
- * slots, so it has no Top-Down definitions; say so rather than "unknown". */
+/* Zen 3 (family 0x19, models 0x00-0x0f, 0x20-0x2f and 0x40-0x5f) counts no
+ * dispatch slots, so it has no Top-Down definitions; say so rather than
+ * "unknown".  The rest of family 0x19 is Zen 4. */
 static bool is_zen3(const struct td_cpuinfo *cpu)
 {
-	return cpu->family == 0x19 && (cpu->model <= 0x0f || (cpu->model >= 0x20 && cpu->model <= 0x5f));
+	unsigned m = cpu->model;
+	return cpu->family == 0x19 && (m <= 0x0f || (m >= 0x20 && m <= 0x2f) || (m >= 0x40 && m <= 0x5f));
 }
 
 static void describe_cpu(const struct td_cpuinfo *cpu, int vendor, char *buf, size_t len)
@@ -129,8 +131,6 @@ static double constant_value(const struct td_model *m, const struct td_host_fact
 		return f->has_pmem;
 	if (strcmp(name, "#slots") == 0)
 		return f->slots_per_cycle ? f->slots_per_cycle : m->slots_per_cycle;
-	if (strcmp(name, "#num_cpus_online") == 0)
-		return f->online_cpus ? f->online_cpus : NAN;
 	return NAN; /* the loader admits no other name */
 }
 

@@ -67,13 +67,7 @@ static inline struct kb_model *kb_model_of(const struct td_model *m)
 	return (struct kb_model *)m;
 }
 
-/* Grow *arr (of elem-byte items) so that it holds n + 1; 0 or -ENOMEM. */
-int kb_grow(void *arr, size_t *cap, size_t n, size_t elem);
-
 /* Split text (modified in place) into kb->models; syntax only. */
 int kb_parse_text(struct td_kb *kb, char *text, char *err, size_t errlen);
-
-/* Case-insensitive, '-' and '_' equal: how users may spell model names. */
-int kb_name_cmp(const char *a, const char *b);
 
 #endif

@@ -19,7 +19,7 @@
  *                             are numbers or lo-hi ranges
  *   constants #NAME...        machine constants the formulas use
  *   event NAME CONFIG [config1=X] [config2=X] [counters=MASK]
- *         [fixed] [slots_leader] [perf_metrics] [duration]
+ *         [fixed] [slots_leader] [perf_metrics]
  *   metric NAME tree|info|helper [level=N] [parent=NAME] [node=NAME]
  *         [unit=fraction|ratio] [scale=X] [alias=NAME,...] [sum]
  *   expr TEXT                 the formula of the metric above
@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "kb_internal.h"
 
@@ -53,7 +52,8 @@ static int fail(struct parser *p, const char *what, const char *arg)
 	return -EINVAL;
 }
 
-int kb_grow(void *arr, size_t *cap, size_t n, size_t elem)
+/* Grow *arr (of elem-byte items) so that it holds n + 1; 0 or -ENOMEM. */
+static int kb_grow(void *arr, size_t *cap, size_t n, size_t elem)
 {
 	void **p = arr;
 	if (n < *cap)
@@ -66,18 +66,6 @@ int kb_grow(void *arr, size_t *cap, size_t n, size_t elem)
 	*p = np;
 	*cap = ncap;
 	return 0;
-}
-
-int kb_name_cmp(const char *a, const char *b)
-{
-	for (;; a++, b++) {
-		int ca = *a == '_' ? '-' : (unsigned char)*a;
-		int cb = *b == '_' ? '-' : (unsigned char)*b;
-		ca = ca >= 'A' && ca <= 'Z' ? ca + 32 : ca;
-		cb = cb >= 'A' && cb <= 'Z' ? cb + 32 : cb;
-		if (ca != cb || !ca)
-			return ca - cb;
-	}
 }
 
 /* Next space-separated word of *s, NUL-terminated in place; NULL at end. */
@@ -225,7 +213,6 @@ static int parse_event_flag(struct parser *p, struct td_event_def *e, char *w)
 		{ "fixed", TD_EVENT_FIXED },
 		{ "slots_leader", TD_EVENT_SLOTS_LEADER },
 		{ "perf_metrics", TD_EVENT_PERF_METRICS },
-		{ "duration", TD_EVENT_DURATION },
 	};
 	const char *v;
 	uint64_t counters;

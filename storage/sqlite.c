@@ -28,6 +28,7 @@
 #include "storage.h"
 
 #define BUSY_TIMEOUT_MS 5000
+#define WAL_RETRY_MS 10
 #define WHOLE_RUN_SEQ -1 /* interval_seq of whole-run rows, as in td_metric_row */
 
 struct sqlite_store {
@@ -147,20 +148,23 @@ static const char *const scope_names[] = {
 
 /* ---- errors ---- */
 
+#define WRITABLE_FIX "pass --db with a writable path or set TOPDOWN_DB_PATH"
+#define BUSY_FIX "another process held the database for over 5 s; retry when it is done"
+
 /* What each SQLite failure means for the caller and how to get past it. */
 static const struct {
 	int code; /* primary result code */
 	int errnum;
 	const char *fix;
 } failures[] = {
-	{ SQLITE_CANTOPEN, EACCES, "pass --db with a writable path or set TOPDOWN_DB_PATH" },
-	{ SQLITE_READONLY, EROFS, "pass --db with a writable path or set TOPDOWN_DB_PATH" },
-	{ SQLITE_PERM, EACCES, "pass --db with a writable path or set TOPDOWN_DB_PATH" },
+	{ SQLITE_CANTOPEN, EACCES, WRITABLE_FIX },
+	{ SQLITE_READONLY, EROFS, WRITABLE_FIX },
+	{ SQLITE_PERM, EACCES, WRITABLE_FIX },
 	{ SQLITE_NOTADB, EINVAL,
 	  "pass --db with the path of a topdown database, or move this file away" },
 	{ SQLITE_CORRUPT, EIO, "restore the file from a backup or pass --db with another path" },
-	{ SQLITE_BUSY, EBUSY, "another process held the database for over 5 s; retry when it is done" },
-	{ SQLITE_LOCKED, EBUSY, "another process held the database for over 5 s; retry when it is done" },
+	{ SQLITE_BUSY, EBUSY, BUSY_FIX },
+	{ SQLITE_LOCKED, EBUSY, BUSY_FIX },
 	{ SQLITE_FULL, ENOSPC, "free disk space or pass --db with a path on another filesystem" },
 	{ SQLITE_IOERR, EIO, "check the disk holding the file and retry" },
 	{ SQLITE_NOMEM, ENOMEM, "free memory and retry" },
@@ -210,7 +214,7 @@ static int row_fail(struct sqlite_store *s, int errnum, char *err, size_t errlen
 
 /* One bound parameter. */
 struct sql_value {
-	enum { SQL_NULL, SQL_INT, SQL_REAL, SQL_TEXT } type;
+	enum { SQL_INT, SQL_REAL, SQL_TEXT } type;
 	union {
 		sqlite3_int64 i;
 		double r;
@@ -261,14 +265,16 @@ static double column_real(sqlite3_stmt *st, int col)
 	return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
 }
 
-/* A copy of a text column, NULL for SQL NULL; -ENOMEM when out of memory. */
+/* A copy of a text column, NULL for SQL NULL; -ENOMEM when out of memory.
+ * (The type is read first: it is undefined after a conversion.) */
 static int column_dup(sqlite3_stmt *st, int col, char **out)
 {
-	const char *text = (const char *)sqlite3_column_text(st, col);
+	const char *text;
 
 	*out = NULL;
 	if (sqlite3_column_type(st, col) == SQLITE_NULL)
 		return 0;
+	text = (const char *)sqlite3_column_text(st, col);
 	if (text)
 		*out = strdup(text);
 	return *out ? 0 : -ENOMEM;
@@ -362,8 +368,8 @@ int td_store_default_path(const char *flag_path, char *buf, size_t len, char *er
 	if (mkdir(buf, 0700) < 0 && errno != EEXIST) {
 		int errnum = errno;
 
-		snprintf(err, errlen, "cannot create directory '%s': %s; "
-			 "pass --db with a writable path or set TOPDOWN_DB_PATH", buf, strerror(errnum));
+		snprintf(err, errlen, "cannot create directory '%s': %s; " WRITABLE_FIX,
+			 buf, strerror(errnum));
 		return -errnum;
 	}
 	buf[strlen(buf)] = '/';
@@ -387,9 +393,26 @@ static int check_writable(const char *path, char *err, size_t errlen)
 		close(fd);
 		return 0;
 	}
-	snprintf(err, errlen, "cannot open database '%s': %s; "
-		 "pass --db with a writable path or set TOPDOWN_DB_PATH", path, strerror(errnum));
+	snprintf(err, errlen, "cannot open database '%s': %s; " WRITABLE_FIX, path,
+		 strerror(errnum));
 	return -errnum;
+}
+
+/*
+ * Switching a new file to WAL takes an exclusive lock, and SQLite answers
+ * SQLITE_BUSY at once rather than calling the busy handler. Processes
+ * creating the file together retry for as long as the handler would wait.
+ */
+static int enable_wal(struct sqlite_store *s)
+{
+	int rc;
+
+	for (int waited_ms = 0;; waited_ms += WAL_RETRY_MS) {
+		rc = exec_sql(s, "PRAGMA journal_mode = WAL");
+		if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= BUSY_TIMEOUT_MS)
+			return rc;
+		sqlite3_sleep(WAL_RETRY_MS);
+	}
 }
 
 static int open_connection(struct sqlite_store *s, char *err, size_t errlen)
@@ -397,7 +420,6 @@ static int open_connection(struct sqlite_store *s, char *err, size_t errlen)
 	/* synchronous=NORMAL: in WAL mode a power loss may lose the last
 	 * runs but never corrupts the file, and commits skip an fsync. */
 	static const char setup[] = "PRAGMA foreign_keys = ON;"
-				    "PRAGMA journal_mode = WAL;"
 				    "PRAGMA synchronous = NORMAL;";
 	int rc = check_writable(s->path, err, errlen);
 
@@ -408,6 +430,8 @@ static int open_connection(struct sqlite_store *s, char *err, size_t errlen)
 		sqlite3_extended_result_codes(s->db, 1);
 		rc = sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
 	}
+	if (rc == SQLITE_OK)
+		rc = enable_wal(s);
 	if (rc == SQLITE_OK)
 		rc = exec_sql(s, setup);
 	return rc == SQLITE_OK ? 0 : fail(s, rc, "cannot open database", err, errlen);
@@ -455,28 +479,24 @@ static int migrate(struct sqlite_store *s, char *err, size_t errlen)
 			  "  version INTEGER PRIMARY KEY,"
 			  "  applied_ns INTEGER NOT NULL"
 			  ");");
-	int ret;
+	int ret = 0;
 
-	if (rc != SQLITE_OK) {
-		ret = fail(s, rc, "cannot prepare database", err, errlen);
-		exec_sql(s, "ROLLBACK");
-		return ret;
-	}
-	ret = query_rows(s, "SELECT coalesce(max(version), 0) FROM schema_migrations",
-			 NULL, 0, read_int, &version, err, errlen);
-	if (ret == 0 && version > NR_MIGRATIONS) {
+	if (rc == SQLITE_OK)
+		ret = query_rows(s, "SELECT coalesce(max(version), 0) FROM schema_migrations",
+				 NULL, 0, read_int, &version, err, errlen);
+	if (rc == SQLITE_OK && ret == 0 && version > NR_MIGRATIONS) {
 		snprintf(err, errlen, "database '%s' has schema version %lld, newer than the %d "
 			 "this topdown knows; upgrade topdown or pass --db with another path",
 			 s->path, (long long)version, NR_MIGRATIONS);
 		ret = -EPROTO;
 	}
-	if (ret == 0) {
+	if (rc == SQLITE_OK && ret == 0) {
 		rc = apply_migrations(s, version);
 		if (rc == SQLITE_OK)
 			rc = exec_sql(s, "COMMIT");
-		if (rc != SQLITE_OK)
-			ret = fail(s, rc, "cannot migrate database", err, errlen);
 	}
+	if (rc != SQLITE_OK)
+		ret = fail(s, rc, "cannot migrate database", err, errlen);
 	if (ret < 0)
 		exec_sql(s, "ROLLBACK");
 	return ret;
@@ -595,7 +615,6 @@ static int insert_run_row(struct writer *w, const char *labels, const char *even
 		SQL_TEXT(labels), SQL_INT(run->dropped), SQL_INT(run->partial),
 		SQL_TEXT(events), SQL_INT(run->nr_threads),
 	};
-
 	int rc = exec_values(w->stmt[INSERT_RUN], row, NR_VALUES(row));
 
 	w->run_pk = sqlite3_last_insert_rowid(sqlite3_db_handle(w->stmt[INSERT_RUN]));
@@ -943,6 +962,7 @@ static int read_thread(sqlite3_stmt *st, void *ctx)
 	struct td_thread_row *t = thread_slot(run, sqlite3_column_int64(st, 0),
 					      sqlite3_column_int64(st, 1));
 	const char *comm = (const char *)sqlite3_column_text(st, 4);
+	bool has_counter = sqlite3_column_type(st, 11) != SQLITE_NULL;
 	int64_t event = sqlite3_column_int64(st, 11);
 
 	if (!t || !comm)
@@ -956,7 +976,7 @@ static int read_thread(sqlite3_stmt *st, void *ctx)
 	t->involuntary_switches = (uint64_t)sqlite3_column_int64(st, 8);
 	t->migrations = (uint64_t)sqlite3_column_int64(st, 9);
 	t->runq_wait_ns = (uint64_t)sqlite3_column_int64(st, 10);
-	if (sqlite3_column_type(st, 11) == SQLITE_NULL)
+	if (!has_counter)
 		return 0;
 	if (event < 0 || (uint64_t)event >= run->nr_events)
 		return -EIO;

@@ -63,6 +63,8 @@ static int invalid_run(char *err, size_t errlen, const char *why)
  * reject through its own constraints. */
 static int check_run(const struct td_run *run, char *err, size_t errlen)
 {
+	if (!run->id[0] || !memchr(run->id, '\0', sizeof(run->id)))
+		return invalid_run(err, errlen, "it has no id");
 	if (run->nr_events > TD_MAX_EVENTS)
 		return invalid_run(err, errlen, "it names more events than TD_MAX_EVENTS");
 	for (size_t i = 0; i < run->nr_events; i++)
@@ -73,7 +75,8 @@ static int check_run(const struct td_run *run, char *err, size_t errlen)
 		return invalid_run(err, errlen, "a count is set but its array is missing");
 	for (size_t i = 0; i < run->nr_intervals; i++)
 		if (run->intervals[i].nr_threads && !run->intervals[i].threads)
-			return invalid_run(err, errlen, "an interval counts threads it does not hold");
+			return invalid_run(err, errlen,
+					   "an interval counts threads it does not hold");
 	for (size_t i = 0; i < run->nr_metrics; i++) {
 		const struct td_metric_row *m = &run->metrics[i];
 

@@ -38,7 +38,10 @@ void td_store_close(struct td_store *store);
 
 /*
  * Writes the whole run in one transaction: on any failure nothing of it
- * remains. -EEXIST when a run with the same id is already stored.
+ * remains. -EEXIST when a run with the same id is already stored; -EINVAL
+ * when the run is inconsistent (a count without its array, a repeated tid
+ * in one span, a label that is not UTF-8); -EBUSY when another process
+ * held the database longer than the 5 s busy timeout.
  */
 int td_store_write_run(struct td_store *store, const struct td_run *run,
 		       char *err, size_t errlen);

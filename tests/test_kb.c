@@ -110,6 +110,35 @@ static void test_level_mask(void **state)
 	assert_int_equal(td_level_mask(0, true), TD_USED_BY_INFO);
 }
 
+static bool contains(const int *list, size_t n, int value)
+{
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == value)
+			return true;
+	return false;
+}
+
+static void test_events_for_depth(void **state)
+{
+	(void)state;
+	const struct td_model *spr = model("spr");
+	int level1[256], all[256];
+	size_t n1 = td_model_events_for(spr, td_level_mask(1, false), level1, 256);
+	size_t n4 = td_model_events_for(spr, td_level_mask(4, true), all, 256);
+	/* every event some metric needs, and only as many as fit when cap is short */
+	assert_int_equal(n4, spr->n_events);
+	assert_int_equal(td_model_events_for(spr, td_level_mask(4, true), all, 2), n4);
+	assert_true(n1 < n4);
+	for (size_t i = 0; i < spr->n_metrics; i++) {
+		const struct td_metric_def *d = &spr->metrics[i];
+		for (size_t k = 0; d->kind == TD_METRIC_TREE && d->level == 1 && k < d->n_events; k++)
+			assert_true(contains(level1, n1, d->events[k]));
+	}
+	/* AMX busy cycles are a level-3 matter on Sapphire Rapids */
+	assert_false(contains(level1, n1, td_model_event(spr, "EXE.AMX_BUSY")->slot));
+	assert_true(contains(level1, n1, td_model_event(spr, "TOPDOWN.SLOTS")->slot));
+}
+
 static void test_shared_instance(void **state)
 {
 	(void)state;
@@ -171,6 +200,7 @@ static void lint_events(const struct td_model *m)
 		if (!event_used(m, e))
 			fail_msg("%s: event %s is used by no metric", m->name, ev->name);
 		assert_int_equal(ev->slot, (int)e);
+		assert_string_equal(ev->pmu, m->pmu);
 		leaders += !!(ev->flags & TD_EVENT_SLOTS_LEADER);
 		perf_metrics += !!(ev->flags & TD_EVENT_PERF_METRICS);
 	}
@@ -207,6 +237,30 @@ static void lint_level4(const struct td_model *m)
 	}
 }
 
+/* Two nodes on one path would make the tree ambiguous to readers. */
+static void lint_unique_paths(const struct td_model *m)
+{
+	for (size_t i = 0; i < m->n_metrics; i++)
+		for (size_t k = i + 1; m->metrics[i].path && k < m->n_metrics; k++)
+			if (m->metrics[k].path && !strcmp(m->metrics[i].path, m->metrics[k].path))
+				fail_msg("%s: %s and %s share the path %s", m->name,
+					 m->metrics[i].name, m->metrics[k].name, m->metrics[i].path);
+}
+
+/* Arm metrics are kept to what one group of counters can count at once. */
+static void lint_arm_budget(const struct td_model *m)
+{
+	for (size_t i = 0; m->vendor == TD_VENDOR_ARM && i < m->n_metrics; i++) {
+		const struct td_metric_def *d = &m->metrics[i];
+		size_t gp = 0;
+		for (size_t k = 0; k < d->n_events; k++)
+			gp += !(m->events[d->events[k]].flags & TD_EVENT_FIXED);
+		if (gp > m->gp_counters)
+			fail_msg("%s %s needs %zu counters of %u", m->name, d->name, gp,
+				 m->gp_counters);
+	}
+}
+
 static void test_lint_every_model(void **state)
 {
 	(void)state;
@@ -239,6 +293,8 @@ static void test_lint_every_model(void **state)
 			fail_msg("%s has %zu level-1 nodes", m->name, level1);
 		lint_events(m);
 		lint_level4(m);
+		lint_unique_paths(m);
+		lint_arm_budget(m);
 		assert_true(m->e_core == NULL || strcmp(m->e_core->pmu, "cpu_atom") == 0);
 	}
 	print_message("%zu tree nodes across %zu models\n", tree_nodes, td_kb_model_count(kb));
@@ -478,12 +534,12 @@ static void test_small_model(void **state)
 	assert_ptr_equal(td_model_metric(m, "misses_pki"), td_model_metric(m, "mpki"));
 	assert_string_equal(td_model_metric(m, "mpki")->aliases, "refills_pki misses_pki");
 
-	/* half is a helper of a level-2 node: collected at depth 2, not 1 */
+	/* half serves the level-2 node and the threshold of the level-1 node */
 	const struct td_metric_def *half = td_model_metric(m, "half");
-	assert_int_equal(half->used_by, TD_USED_BY_LEVEL(2));
+	assert_int_equal(half->used_by, TD_USED_BY_LEVEL(1) | TD_USED_BY_LEVEL(2));
 	assert_int_equal(half->n_events, 2); /* CYCLES and STALL, through stalled */
+	assert_int_equal(td_model_metric(m, "stalled_share")->used_by, TD_USED_BY_LEVEL(2));
 	assert_int_equal(td_model_event(m, "REFILL")->used_by, TD_USED_BY_INFO);
-	/* the threshold of stalled names half: depth 1 evaluates half too */
 	assert_int_equal(td_model_event(m, "STALL")->used_by,
 			 TD_USED_BY_LEVEL(1) | TD_USED_BY_LEVEL(2));
 
@@ -512,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_model_names),
 		cmocka_unit_test(test_metric_and_event_lookup),
 		cmocka_unit_test(test_level_mask),
+		cmocka_unit_test(test_events_for_depth),
 		cmocka_unit_test(test_shared_instance),
 		cmocka_unit_test(test_lint_every_model),
 		cmocka_unit_test(test_evaluation_order),

@@ -56,6 +56,14 @@ static int setup(void **state)
 	return 0;
 }
 
+/* SQLite connections must not cross a fork: tests that fork close the
+ * fixture's store first (and valgrind would count it lost in the child). */
+static void close_store(struct fixture *f)
+{
+	td_store_close(f->store);
+	f->store = NULL;
+}
+
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -499,47 +507,46 @@ static void test_newer_schema_is_refused(void **state)
 	assert_non_null(strstr(f->err, "upgrade topdown"));
 }
 
-/*
- * Several processes open a new file and write a run each, all released
- * at once: each must succeed, and the migrations must be applied once.
- */
-static void test_concurrent_processes(void **state)
-{
-	enum { NR_CHILDREN = 4 };
-	struct fixture *f = *state;
-	char path[PATH_MAX + 16];
-	struct td_run_summary *runs = NULL;
-	size_t count = 0;
-	int gate[2];
-	pid_t pids[NR_CHILDREN];
-	sqlite3 *db;
+/* Starts NR_CHILDREN processes that each open path and write one run,
+ * released together through a pipe; true when all of them succeeded. */
+enum { NR_CHILDREN = 6 };
 
-	snprintf(path, sizeof(path), "%s/shared.db", f->dir);
+static void child_open_and_write(const char *path, int gate, int64_t started_ns)
+{
+	char err[ERRLEN], byte;
+	struct td_store *store;
+	struct td_run *run;
+	int rc;
+
+	if (read(gate, &byte, 1) != 0) /* EOF: the gate opened */
+		_exit(3);
+	store = open_path(path, err);
+	if (!store) {
+		fprintf(stderr, "child open: %s\n", err);
+		_exit(1);
+	}
+	run = sample_run("app", started_ns);
+	rc = td_store_write_run(store, run, err, ERRLEN);
+	if (rc)
+		fprintf(stderr, "child write: %s\n", err);
+	td_run_free(run);
+	td_store_close(store);
+	_exit(rc ? 2 : 0);
+}
+
+static bool race_children(const char *path)
+{
+	pid_t pids[NR_CHILDREN];
+	bool all_ok = true;
+	int gate[2];
+
 	assert_int_equal(pipe(gate), 0);
 	for (int i = 0; i < NR_CHILDREN; i++) {
 		pids[i] = fork();
 		assert_true(pids[i] >= 0);
 		if (pids[i] == 0) {
-			char err[ERRLEN], byte;
-			struct td_store *store;
-			struct td_run *run;
-			int rc;
-
 			close(gate[1]);
-			if (read(gate[0], &byte, 1) != 0) /* EOF: the gate opened */
-				_exit(3);
-			store = open_path(path, err);
-			if (!store) {
-				fprintf(stderr, "child open: %s\n", err);
-				_exit(1);
-			}
-			run = sample_run("app", i + 1);
-			rc = td_store_write_run(store, run, err, ERRLEN);
-			if (rc)
-				fprintf(stderr, "child write: %s\n", err);
-			td_run_free(run);
-			td_store_close(store);
-			_exit(rc ? 2 : 0);
+			child_open_and_write(path, gate[0], i + 1);
 		}
 	}
 	close(gate[0]);
@@ -548,19 +555,42 @@ static void test_concurrent_processes(void **state)
 		int status;
 
 		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
-		assert_true(WIFEXITED(status));
-		assert_int_equal(WEXITSTATUS(status), 0);
+		all_ok &= WIFEXITED(status) && WEXITSTATUS(status) == 0;
 	}
-	td_store_close(f->store);
-	f->store = open_path(path, f->err);
-	assert_non_null(f->store);
-	assert_int_equal(td_store_list_runs(f->store, NULL, &runs, &count, f->err, ERRLEN), 0);
-	assert_int_equal(count, NR_CHILDREN);
-	db = raw_open(path);
-	assert_int_equal(raw_int(db, "SELECT count(*) FROM schema_migrations", NULL),
-			 raw_int(db, "SELECT max(version) FROM schema_migrations", NULL));
-	sqlite3_close(db);
-	td_run_summaries_free(runs, count);
+	return all_ok;
+}
+
+/*
+ * Several processes create the same new file at once, in a few rounds
+ * since the race is not lost every time: each must succeed, and the
+ * migrations must be applied once.
+ */
+static void test_concurrent_processes(void **state)
+{
+	enum { ROUNDS = 4 };
+	struct fixture *f = *state;
+
+	close_store(f);
+	for (int round = 0; round < ROUNDS; round++) {
+		char path[PATH_MAX + 32];
+		struct td_run_summary *runs = NULL;
+		struct td_store *store;
+		size_t count = 0;
+		sqlite3 *db;
+
+		snprintf(path, sizeof(path), "%s/shared-%d.db", f->dir, round);
+		assert_true(race_children(path));
+		store = open_path(path, f->err);
+		assert_non_null(store);
+		assert_int_equal(td_store_list_runs(store, NULL, &runs, &count, f->err, ERRLEN), 0);
+		assert_int_equal(count, NR_CHILDREN);
+		db = raw_open(path);
+		assert_int_equal(raw_int(db, "SELECT count(*) FROM schema_migrations", NULL),
+				 raw_int(db, "SELECT max(version) FROM schema_migrations", NULL));
+		sqlite3_close(db);
+		td_run_summaries_free(runs, count);
+		td_store_close(store);
+	}
 }
 
 static double elapsed_s(const struct timespec *since)
@@ -569,6 +599,56 @@ static double elapsed_s(const struct timespec *since)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (double)(now.tv_sec - since->tv_sec) + (now.tv_nsec - since->tv_nsec) / 1e9;
+}
+
+/*
+ * Another process holds the write lock of a file still in rollback-journal
+ * mode for a moment, as when processes create a database together. SQLite
+ * refuses the switch to WAL at once then, without its busy handler: the
+ * open must wait for the lock rather than fail.
+ */
+static void test_open_waits_for_wal_switch(void **state)
+{
+	struct fixture *f = *state;
+	char path[PATH_MAX + 16], byte = 0;
+	struct td_store *store;
+	struct timespec start;
+	int locked[2], status;
+	sqlite3 *db;
+	pid_t pid;
+
+	close_store(f);
+	snprintf(path, sizeof(path), "%s/old.db", f->dir);
+	db = raw_open(path);
+	raw_exec(db, "CREATE TABLE unrelated (x)");
+	sqlite3_close(db);
+	assert_int_equal(pipe(locked), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		sqlite3 *writer = NULL;
+
+		close(locked[0]);
+		sqlite3_open(path, &writer);
+		if (sqlite3_exec(writer, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
+		    write(locked[1], "x", 1) != 1)
+			_exit(1);
+		usleep(300 * 1000);
+		sqlite3_exec(writer, "COMMIT", NULL, NULL, NULL);
+		sqlite3_close(writer);
+		_exit(0);
+	}
+	close(locked[1]);
+	assert_int_equal(read(locked[0], &byte, 1), 1);
+	close(locked[0]);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	store = open_path(path, f->err);
+	if (!store)
+		fail_msg("open failed: %s", f->err);
+	assert_true(elapsed_s(&start) >= 0.2);
+	td_store_close(store);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 /* Another connection holds the write lock past the busy timeout (5 s). */
@@ -703,7 +783,8 @@ static void test_sql_metacharacters(void **state)
 
 	td_labels_init(&want);
 	for (size_t i = 0; i < N; i++) {
-		assert_int_equal(td_store_read_run(f->store, runs[i]->id, &back, f->err, ERRLEN), 0);
+		assert_int_equal(td_store_read_run(f->store, runs[i]->id, &back, f->err, ERRLEN),
+				 0);
 		assert_same_run(runs[i], back);
 		td_run_free(back);
 
@@ -819,6 +900,7 @@ static void test_unwritable_directory(void **state)
 	snprintf(path, sizeof(path), "%s/data.db", dir);
 	assert_int_equal(mkdir(dir, 0555), 0);
 	assert_int_equal(chmod(f->dir, 0755), 0);
+	close_store(f);
 	assert_denied(path);
 }
 
@@ -828,6 +910,7 @@ static void test_unwritable_file(void **state)
 
 	assert_int_equal(chmod(f->dir, 0755), 0);
 	assert_int_equal(chmod(f->path, 0444), 0);
+	close_store(f);
 	assert_denied(f->path);
 }
 
@@ -953,6 +1036,15 @@ static void test_invalid_runs_are_rejected(void **state)
 
 	assert_rejected(f, NULL, "no run");
 
+	char id[TD_RUN_ID_LEN];
+
+	memcpy(id, run->id, sizeof(id));
+	memset(run->id, 'x', sizeof(run->id)); /* no NUL */
+	assert_rejected(f, run, "no id");
+	run->id[0] = '\0';
+	assert_rejected(f, run, "no id");
+	memcpy(run->id, id, sizeof(id));
+
 	run->nr_events = TD_MAX_EVENTS + 1;
 	assert_rejected(f, run, "TD_MAX_EVENTS");
 	run->nr_events = 4; /* event_names[3] is NULL */
@@ -1063,6 +1155,7 @@ int main(void)
 		T(test_newer_schema_is_refused),
 		T(test_concurrent_processes),
 		T(test_busy_database),
+		T(test_open_waits_for_wal_switch),
 		T(test_list_filters_and_order),
 		T(test_list_summary_fields),
 		T(test_sql_metacharacters),

@@ -61,9 +61,10 @@ static const char usage_text[] =
 	"                       [--duration 10s] [--interval 1s] [--level 1..3] [--label key=value]...\n"
 	"                       [--events LIST] [--db PATH] [--json]\n";
 
+/* One line: what is wrong, and where the options are described. */
 static int usage_error(const char *message)
 {
-	fprintf(stderr, "topdown collect: %s\n%s", message, usage_text);
+	fprintf(stderr, "topdown collect: %s (topdown collect --help lists the options)\n", message);
 	return TD_EXIT_USAGE;
 }
 
@@ -91,6 +92,7 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 	a->interval_ns = 1000000000;
 	a->level = 1;
 	optind = 1;
+	opterr = 0; /* our one-line message instead of getopt's */
 	while (!ret && (opt = getopt_long(argc, argv, "p:P:ad:i:l:L:e:D:jh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'p': a->process = optarg; targets++; break;
@@ -106,7 +108,9 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 		case 'D': a->db = optarg; break;
 		case 'j': a->json = true; break;
 		case 'h': fputs(usage_text, stdout); return -1;
-		default: return TD_EXIT_USAGE; /* getopt said what */
+		default:
+			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'", argv[optind - 1]);
+			ret = -EINVAL;
 		}
 	}
 	if (ret)
@@ -358,13 +362,11 @@ static void print_json(const struct td_run *run, const char *attach_kind)
 	json_decref(root);
 }
 
-static int fill_run(struct td_run *run, const struct collect_args *a, struct td_labels *labels)
+static int fill_run(struct td_run *run, const struct collect_args *a)
 {
 	run->process = describe_target(a);
 	run->collector = strdup("bpf");
 	run->level = a->level;
-	run->labels = *labels;
-	td_labels_init(labels); /* the run owns them now */
 	run->nr_events = a->nr_events;
 	for (size_t e = 0; e < a->nr_events; e++)
 		if (!(run->event_names[e] = strdup(a->events[e].name)))
@@ -381,8 +383,9 @@ static void install_stop_handlers(void)
 }
 
 /* The collection proper, once the arguments, host and database are fine. */
+/* no_tma_reason: said once, when counting has started, if TMA cannot be had. */
 static int collect_and_store(struct collect_args *a, struct td_store *store, const char *db_path,
-			     struct td_labels *labels, char *err, size_t errlen)
+			     const char *no_tma_reason, char *err, size_t errlen)
 {
 	struct td_collector_opts opts = {
 		.system_wide = a->system_wide, .pids = a->pids, .nr_pids = a->nr_pids,
@@ -390,12 +393,17 @@ static int collect_and_store(struct collect_args *a, struct td_store *store, con
 	};
 	struct td_run *run = td_run_new();
 	struct td_collector *c = NULL;
-	int ret = run ? fill_run(run, a, labels) : -ENOMEM;
+	int ret = run ? fill_run(run, a) : -ENOMEM;
 
 	if (ret)
 		snprintf(err, errlen, "out of memory preparing the run");
 	if (!ret && !(c = td_collector_new(&opts, err, errlen)))
 		ret = -1;
+	if (!ret) /* after the targets are known to exist */
+		ret = build_labels(a, &run->labels, err, errlen);
+	if (!ret && no_tma_reason)
+		fprintf(stderr, "topdown: TMA unavailable: %s; collecting scheduling figures and software counters only\n",
+			no_tma_reason);
 	if (!ret) {
 		install_stop_handlers();
 		ret = run_collection(c, a, run, err, errlen);
@@ -418,14 +426,12 @@ static int collect_and_store(struct collect_args *a, struct td_store *store, con
 int td_cmd_collect(int argc, char **argv)
 {
 	struct collect_args a = { 0 };
-	struct td_labels labels;
 	struct td_store *store = NULL;
 	char err[768] = "", db_path[4096], why[256];
 	bool hardware;
 	int ret;
 
 	td_labels_init(&a.user_labels);
-	td_labels_init(&labels);
 	ret = parse_args(argc, argv, &a);
 	if (ret) {
 		td_labels_free(&a.user_labels);
@@ -436,19 +442,15 @@ int td_cmd_collect(int argc, char **argv)
 	if (!ret)
 		ret = choose_events(&a, hardware, err, sizeof(err));
 	if (!ret)
-		ret = build_labels(&a, &labels, err, sizeof(err));
-	if (!ret)
 		ret = td_store_default_path(a.db, db_path, sizeof(db_path), err, sizeof(err));
 	if (!ret && !(store = td_store_open(&(struct td_store_config){ .path = db_path }, err, sizeof(err))))
 		ret = -1;
-	if (!ret && !hardware && (a.level_given || !a.events_given))
-		fprintf(stderr, "topdown: TMA unavailable: %s; collecting scheduling figures and software counters only\n", why);
 	if (!ret)
-		ret = collect_and_store(&a, store, db_path, &labels, err, sizeof(err));
+		ret = collect_and_store(&a, store, db_path, !hardware && (a.level_given || !a.events_given) ? why : NULL,
+					err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "topdown collect: %s\n", err[0] ? err : strerror(-ret));
 	td_store_close(store);
-	td_labels_free(&labels);
 	td_labels_free(&a.user_labels);
 	return ret ? 1 : 0;
 }

@@ -21,7 +21,9 @@ int td_cmd_explain(int argc, char **argv);
 
 /* One metric as text, wrapped for a terminal. */
 void td_explain_print(FILE *out, const struct td_explanation *e);
-/* The same data as one JSON object; NULL on allocation failure. */
+/* The same data as one JSON object; NULL on allocation failure.  The
+ * top-level path, level, parent, threshold and models are those of the
+ * first placement (the one most models share); "placements" has them all. */
 json_t *td_explain_json(const struct td_explanation *e);
 
 /* The trees, indented by level, then each group's Info metrics. */

@@ -61,6 +61,7 @@ static int parse_args(int argc, char **argv, struct list_args *a)
 
 	a->limit = 20;
 	optind = 1;
+	opterr = 0; /* our one-line message instead of getopt's */
 	while (!ret && (opt = getopt_long(argc, argv, "L:p:t:n:D:jh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'L': ret = td_labels_parse_arg(&a->labels, optarg, err, sizeof(err)); break;
@@ -70,7 +71,9 @@ static int parse_args(int argc, char **argv, struct list_args *a)
 		case 'D': a->db = optarg; break;
 		case 'j': a->json = true; break;
 		case 'h': fputs(usage_text, stdout); return -1;
-		default: return TD_EXIT_USAGE;
+		default:
+			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'", argv[optind - 1]);
+			ret = -EINVAL;
 		}
 	}
 	if (!ret && optind < argc) {
@@ -78,7 +81,7 @@ static int parse_args(int argc, char **argv, struct list_args *a)
 		ret = -EINVAL;
 	}
 	if (ret) {
-		fprintf(stderr, "topdown list: %s\n%s", err, usage_text);
+		fprintf(stderr, "topdown list: %s (topdown list --help lists the options)\n", err);
 		return TD_EXIT_USAGE;
 	}
 	return 0;

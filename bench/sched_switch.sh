@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# What topdown costs the scheduler, side by side in one run.
+#
+# `perf bench sched pipe` pinned to one CPU makes two processes switch as
+# fast as they can. Its throughput is measured with nothing attached, under
+# `perf stat -a` counting the same software events, under topdown filtering
+# for another process (the non-target path), under topdown --system-wide
+# with 4 counters, and under a minimal program that only reads the same 4
+# counters per switch. With kernel.bpf_stats_enabled the kernel times each
+# BPF program: run_time_ns / run_cnt is the cost per sched_switch.
+#
+# usage: sudo bench/sched_switch.sh [BUILD_DIR] [ROUNDS] [LOOPS]
+# Prints a Markdown table of medians over ROUNDS interleaved rounds.
+set -euo pipefail
+out=${1:-build}
+rounds=${2:-5}
+loops=${3:-200000}
+events=task-clock,context-switches,cpu-migrations,page-faults
+db=$(mktemp -d)/bench.db
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work" "$(dirname "$db")"; sysctl -qw kernel.bpf_stats_enabled=0' EXIT
+
+[ "$(id -u)" -eq 0 ] || { echo "bench: needs root (BPF and perf)" >&2; exit 1; }
+command -v perf >/dev/null || { echo "bench: needs perf (make deps installs linux-perf)" >&2; exit 1; }
+sysctl -qw kernel.bpf_stats_enabled=1
+
+# An idle process for the filter path: topdown follows it, never the benchmark.
+cp "$(command -v sleep)" "$work/td-bench-idle"
+"$work/td-bench-idle" 100000 &
+
+pipe_ops() { # ops/sec of one pinned run
+	taskset -c 0 perf bench sched pipe -l "$loops" 2>/dev/null | awk '/ops\/sec/ {print $1}'
+}
+
+# cost of the named BPF program in ns per run, from bpf_stats
+prog_cost() {
+	bpftool prog show name "$1" 2>/dev/null |
+		awk '{for (i = 1; i < NF; i++) { if ($i == "run_time_ns") t = $(i+1); if ($i == "run_cnt") c = $(i+1) }}
+		     END { if (c > 0) printf "%.1f", t / c; else print "n/a" }'
+}
+
+wait_for_prog() {
+	for _ in $(seq 100); do bpftool prog show name "$1" >/dev/null 2>&1 && return; sleep 0.05; done
+	echo "bench: $1 did not load" >&2; exit 1
+}
+
+# measure NAME PROG -- COMMAND...: throughput while COMMAND runs, and its BPF cost
+measure() {
+	local name=$1 prog=$2 pid ops cost=n/a
+	shift 3
+	"$@" >/dev/null 2>&1 &
+	pid=$!
+	if [ "$prog" != - ]; then wait_for_prog "$prog"; else sleep 0.5; fi
+	ops=$(pipe_ops)
+	[ "$prog" != - ] && cost=$(prog_cost "$prog")
+	kill -INT $pid; wait $pid 2>/dev/null || true
+	echo "$name $ops $cost" >>"$work/samples"
+}
+
+for round in $(seq "$rounds"); do
+	echo "$(printf 'none %s n/a' "$(pipe_ops)")" >>"$work/samples"
+	measure perf-stat - -- perf stat -a -e "$events" -- sleep 3600
+	measure topdown-filter switch_btf -- "$out/topdown" collect --process td-bench-idle --duration 1h --db "$db"
+	measure topdown-system-wide switch_btf -- "$out/topdown" collect --system-wide --events "$events" --duration 1h --db "$db"
+	measure minimal-reads minimal_switch -- "$out/td-minimal-reads" "$events"
+	echo "round $round/$rounds done" >&2
+done
+
+median() { sort -g | awk '{v[NR] = $1} END { if (NR == 0) print "n/a"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+base=$(awk '$1 == "none" {print $2}' "$work/samples" | median)
+minimal=$(awk '$1 == "minimal-reads" {print $3}' "$work/samples" | median)
+echo "| configuration | pipe ops/s (median) | vs none | BPF ns per sched_switch (median) | vs minimal reads |"
+echo "| --- | ---: | ---: | ---: | ---: |"
+for name in none perf-stat topdown-filter topdown-system-wide minimal-reads; do
+	ops=$(awk -v n="$name" '$1 == n {print $2}' "$work/samples" | median)
+	cost=$(awk -v n="$name" '$1 == n && $3 != "n/a" {print $3}' "$work/samples" | median)
+	ratio=n/a
+	[ "$cost" != n/a ] && [ "$minimal" != n/a ] && ratio=$(awk -v a="$cost" -v b="$minimal" 'BEGIN {printf "%.2fx", a / b}')
+	echo "| $name | $ops | $(awk -v a="$ops" -v b="$base" 'BEGIN {printf "%.2f", a / b}') | $cost | $ratio |"
+done
+echo
+echo "$rounds rounds, perf bench sched pipe -l $loops pinned to CPU 0, events $events; $(uname -r), $(nproc) CPUs"

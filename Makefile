@@ -34,7 +34,6 @@ LIB_OBJS := $(patsubst %.c,$(OUT)/obj/%.o,$(LIB_SRCS))
 LIB := $(OUT)/libtopdown.a
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
-KB_GEN := $(wildcard kb/*.def)
 
 TEST_SRCS := $(wildcard tests/test_*.c)
 TESTS := $(patsubst tests/%.c,$(OUT)/tests/%,$(TEST_SRCS))

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd_explain.h"
 #include "commands.h"
 
 #ifndef TOPDOWN_VERSION
@@ -24,6 +25,7 @@ static const struct command {
 } commands[] = {
 	{ "collect", td_cmd_collect, "count per-thread scheduling figures and counters, store a labeled run" },
 	{ "list", td_cmd_list, "list stored runs" },
+	{ "explain", td_cmd_explain, "what a Top-Down metric means and what to do about it" },
 	{ "version", cmd_version, "print the version" },
 };
 

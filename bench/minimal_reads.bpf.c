@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The benchmark's yardstick: a sched_switch program that reads the same
- * counter slots as topdown's and does nothing else. topdown's per-switch
- * cost is reported as a multiple of this one's.
+ * counter slots as topdown's and does nothing else, and one that does
+ * nothing at all. topdown's per-switch cost is reported beside both.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -41,6 +41,13 @@ int BPF_PROG(minimal_switch, bool preempt, struct task_struct *prev, struct task
 			break;
 		bpf_perf_event_read_value(&counters, cpu * TD_MAX_SLOTS + slot, &r->slot[slot], sizeof(r->slot[0]));
 	}
+	return 0;
+}
+
+/* The floor: what bpf_stats reports for a program that does nothing. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(empty_switch)
+{
 	return 0;
 }
 

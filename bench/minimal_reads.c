@@ -2,9 +2,12 @@
 /*
  * td-minimal-reads EVENTS: loads bench/minimal_reads.bpf.c with the same
  * per-CPU counters topdown would open, and stays attached until SIGINT or
- * SIGTERM. Used only by bench/sched_switch.sh.
+ * SIGTERM. td-minimal-reads --empty attaches the do-nothing program
+ * instead. Used only by bench/sched_switch.sh.
  */
 #include <signal.h>
+#include <stdbool.h>
+#include <string.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -31,13 +34,18 @@ int main(int argc, char **argv)
 	size_t nr_events;
 	char err[512];
 
-	if (argc != 2 || td_event_list_parse(argv[1], events, TD_MAX_SLOTS, &nr_events, err, sizeof(err))) {
+	bool empty = argc == 2 && !strcmp(argv[1], "--empty");
+
+	if (argc != 2 || (!empty && td_event_list_parse(argv[1], events, TD_MAX_SLOTS, &nr_events, err, sizeof(err)))) {
 		fprintf(stderr, "usage: td-minimal-reads EVENT[,EVENT...]%s%s\n", argc == 2 ? ": " : "", argc == 2 ? err : "");
 		return 2;
 	}
 	skel = minimal_reads_bpf__open();
 	if (!skel)
 		return 1;
+	if (empty)
+		nr_events = 0;
+	bpf_program__set_autoload(empty ? skel->progs.minimal_switch : skel->progs.empty_switch, false);
 	skel->rodata->nr_slots = nr_events;
 	bpf_map__set_max_entries(skel->maps.counters, libbpf_num_possible_cpus() * TD_MAX_SLOTS);
 	if (minimal_reads_bpf__load(skel) ||

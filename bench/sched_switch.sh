@@ -6,8 +6,10 @@
 # `perf stat -a` counting the same software events, under topdown filtering
 # for another process (the non-target path), under topdown --system-wide
 # with 4 counters, and under a minimal program that only reads the same 4
-# counters per switch. With kernel.bpf_stats_enabled the kernel times each
-# BPF program: run_time_ns / run_cnt is the cost per sched_switch.
+# counters per switch, and under a program that does nothing (the floor of
+# what bpf_stats can report: its own two clock reads per run). With
+# kernel.bpf_stats_enabled the kernel times each BPF program:
+# run_time_ns / run_cnt is the cost per sched_switch.
 #
 # usage: sudo bench/sched_switch.sh [BUILD_DIR] [ROUNDS] [LOOPS]
 # Prints a Markdown table of medians over ROUNDS interleaved rounds.
@@ -39,21 +41,29 @@ prog_cost() {
 		     END { if (c > 0) printf "%.1f", t / c; else print "n/a" }'
 }
 
-wait_for_prog() {
-	for _ in $(seq 100); do bpftool prog show name "$1" >/dev/null 2>&1 && return; sleep 0.05; done
-	echo "bench: $1 did not load" >&2; exit 1
+wait_for_prog() { # NAME PID
+	for _ in $(seq 400); do
+		bpftool prog show name "$1" >/dev/null 2>&1 && return
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "bench: $1 did not load:" >&2; cat "$work/cmd.err" >&2; exit 1
 }
 
 # measure NAME PROG -- COMMAND...: throughput while COMMAND runs, and its BPF cost
 measure() {
 	local name=$1 prog=$2 pid ops cost=n/a
 	shift 3
-	"$@" >/dev/null 2>&1 &
+	"$@" >/dev/null 2>"$work/cmd.err" &
 	pid=$!
-	if [ "$prog" != - ]; then wait_for_prog "$prog"; else sleep 0.5; fi
+	if [ "$prog" != - ]; then wait_for_prog "$prog" $pid; else sleep 0.5; fi
 	ops=$(pipe_ops)
 	[ "$prog" != - ] && cost=$(prog_cost "$prog")
-	kill -INT $pid; wait $pid 2>/dev/null || true
+	# SIGTERM: background jobs of a script ignore SIGINT. topdown stores its run
+	# on SIGTERM; perf's child sleep goes with it.
+	pkill -TERM -P $pid 2>/dev/null || true
+	kill -TERM $pid 2>/dev/null || true
+	wait $pid 2>/dev/null || true
 	echo "$name $ops $cost" >>"$work/samples"
 }
 
@@ -63,6 +73,7 @@ for round in $(seq "$rounds"); do
 	measure topdown-filter switch_btf -- "$out/topdown" collect --process td-bench-idle --duration 1h --db "$db"
 	measure topdown-system-wide switch_btf -- "$out/topdown" collect --system-wide --events "$events" --duration 1h --db "$db"
 	measure minimal-reads minimal_switch -- "$out/td-minimal-reads" "$events"
+	measure empty-program empty_switch -- "$out/td-minimal-reads" --empty
 	echo "round $round/$rounds done" >&2
 done
 
@@ -72,7 +83,7 @@ base=$(awk '$1 == "none" {print $2}' "$work/samples" | median)
 minimal=$(awk '$1 == "minimal-reads" {print $3}' "$work/samples" | median)
 echo "| configuration | pipe ops/s (median) | vs none | BPF ns per sched_switch (median) | vs minimal reads |"
 echo "| --- | ---: | ---: | ---: | ---: |"
-for name in none perf-stat topdown-filter topdown-system-wide minimal-reads; do
+for name in none perf-stat topdown-filter topdown-system-wide minimal-reads empty-program; do
 	ops=$(awk -v n="$name" '$1 == n {print $2}' "$work/samples" | median)
 	cost=$(awk -v n="$name" '$1 == n && $3 != "n/a" {print $3}' "$work/samples" | median)
 	ratio=n/a

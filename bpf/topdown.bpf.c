@@ -78,11 +78,20 @@ struct task_struct___pre514 {
 	long state;
 } __attribute__((preserve_access_index));
 
-static __always_inline __u32 task_state(struct task_struct *task)
+/*
+ * Task fields on the switch path. With tp_btf the arguments are trusted
+ * BTF pointers the program may load from directly; raw_tp must go through
+ * bpf_probe_read_kernel. `btf` is a constant after inlining, so each
+ * flavour compiles to one kind of access, and the direct loads keep the
+ * per-switch cost down (see docs/BENCHMARKS.md).
+ */
+#define TASK_FIELD(btf, task, field) ((btf) ? (task)->field : BPF_CORE_READ(task, field))
+
+static __always_inline __u32 task_state(struct task_struct *task, const bool btf)
 {
 	if (bpf_core_field_exists(task->__state))
-		return BPF_CORE_READ(task, __state);
-	return BPF_CORE_READ((struct task_struct___pre514 *)task, state);
+		return TASK_FIELD(btf, task, __state);
+	return TASK_FIELD(btf, (struct task_struct___pre514 *)task, state);
 }
 
 static __always_inline bool is_target(__u32 tid, __u32 tgid)
@@ -100,9 +109,9 @@ static __always_inline bool is_target(__u32 tid, __u32 tgid)
  * would drift from the scheduler's clock by some hundred ns per switch.
  * For the running thread a flush sees the runtime as of its last tick.
  */
-static __always_inline __u64 task_runtime(struct task_struct *task)
+static __always_inline __u64 task_runtime(struct task_struct *task, const bool btf)
 {
-	return BPF_CORE_READ(task, se.sum_exec_runtime);
+	return TASK_FIELD(btf, task, se.sum_exec_runtime);
 }
 
 /*
@@ -122,7 +131,7 @@ static __always_inline struct td_thread_stats *thread_stats(struct task_struct *
 	stats->tid = tid;
 	stats->tgid = BPF_CORE_READ(task, tgid);
 	stats->start_ns = BPF_CORE_READ(task, start_time);
-	stats->charged_runtime_ns = task_runtime(task);
+	stats->charged_runtime_ns = task_runtime(task, false);
 	stats->last_cpu = -1;
 	BPF_CORE_READ_STR_INTO(&stats->comm, task, comm);
 	bpf_map_update_elem(&threads, &tid, stats, BPF_NOEXIST);
@@ -151,9 +160,10 @@ static __always_inline void read_slots(struct cpu_slice *slice, struct td_thread
 	}
 }
 
-static __always_inline void charge_time(struct td_thread_stats *stats, struct task_struct *task, __u32 cpu)
+static __always_inline void charge_time(struct td_thread_stats *stats, struct task_struct *task,
+					__u32 cpu, const bool btf)
 {
-	__u64 runtime = task_runtime(task);
+	__u64 runtime = task_runtime(task, btf);
 
 	stats->oncpu_ns += runtime - stats->charged_runtime_ns;
 	stats->charged_runtime_ns = runtime;
@@ -173,11 +183,12 @@ static __always_inline void retire_thread(struct td_thread_stats *stats, __u32 t
 	bpf_map_delete_elem(&threads, &tid);
 }
 
-static __always_inline int on_switch(bool preempt, struct task_struct *prev, struct task_struct *next)
+static __always_inline int on_switch(bool preempt, struct task_struct *prev, struct task_struct *next,
+				     const bool btf)
 {
-	__u32 prev_tid = BPF_CORE_READ(prev, pid), next_tid = BPF_CORE_READ(next, pid);
-	bool track_prev = is_target(prev_tid, BPF_CORE_READ(prev, tgid));
-	bool track_next = is_target(next_tid, BPF_CORE_READ(next, tgid));
+	__u32 prev_tid = TASK_FIELD(btf, prev, pid), next_tid = TASK_FIELD(btf, next, pid);
+	bool track_prev = is_target(prev_tid, TASK_FIELD(btf, prev, tgid));
+	bool track_next = is_target(next_tid, TASK_FIELD(btf, next, tgid));
 	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
 	struct td_thread_stats *stats = NULL;
 	struct cpu_slice *slice;
@@ -201,10 +212,14 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 	else
 		read_slots(slice, NULL, cpu);
 	if (stats) {
-		__u32 state = task_state(prev);
+		__u32 state = task_state(prev, btf);
 
-		charge_time(stats, prev, cpu);
-		BPF_CORE_READ_STR_INTO(&stats->comm, prev, comm); /* threads rename themselves */
+		charge_time(stats, prev, cpu, btf);
+		/* threads rename themselves */
+		if (btf)
+			__builtin_memcpy(stats->comm, prev->comm, TD_TASK_COMM_LEN);
+		else
+			BPF_CORE_READ_STR_INTO(&stats->comm, prev, comm);
 		if (!preempt && state != TASK_RUNNING) {
 			stats->voluntary_switches++;
 		} else {
@@ -262,13 +277,13 @@ static __always_inline int on_new_process(struct task_struct *task)
 SEC("tp_btf/sched_switch")
 int BPF_PROG(switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return on_switch(preempt, prev, next);
+	return on_switch(preempt, prev, next, true);
 }
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return on_switch(preempt, prev, next);
+	return on_switch(preempt, prev, next, false);
 }
 
 SEC("tp_btf/sched_wakeup")
@@ -348,7 +363,7 @@ int flush_cpu(void *ctx)
 		read_slots(slice, NULL, cpu);
 	slice->tid = tid;
 	if (stats)
-		charge_time(stats, task, cpu);
+		charge_time(stats, task, cpu, false);
 	return 0;
 }
 

@@ -46,7 +46,7 @@ DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 	pkg-config make gcc libclang-rt-14-dev valgrind linux-perf \
 	postgresql sqlite3 procps
 
-.PHONY: all deps demo test unit-tests fuzz bench-tools clean
+.PHONY: all deps demo test unit-tests fuzz bench-tools bench-kb clean
 .SECONDARY:
 all: $(OUT)/topdown $(WORKLOAD)
 
@@ -116,7 +116,22 @@ $(OUT)/minimal_reads.bpf.o: bench/minimal_reads.bpf.c bpf/*.h
 $(OUT)/td-minimal-reads: bench/minimal_reads.c $(OUT)/minimal_reads.skel.h $(LIB)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-bench-tools: all $(OUT)/td-minimal-reads
+# bench/bench_query.sh: fills stores with synthetic runs.
+$(OUT)/td-gen-runs: bench/gen_runs.c $(LIB)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+# bench/bench_mcp.sh: a client timing the MCP server's answers.
+$(OUT)/bench_mcp: bench/bench_mcp.c
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+bench-tools: all $(OUT)/td-minimal-reads $(OUT)/td-gen-runs $(OUT)/bench_mcp
+
+# bench/bench_kb.c: kb load and Top-Down engine speed (docs/BENCHMARKS.md).
+$(OUT)/bench_kb: bench/bench_kb.c $(LIB)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+bench-kb: $(OUT)/bench_kb
+	$(OUT)/bench_kb
 
 # deps first, in its own step: the pkg-config flags above are read when
 # make starts, so the build runs in a fresh make once the packages exist.
@@ -126,7 +141,7 @@ demo: deps
 
 test: deps
 	@$(MAKE) --no-print-directory all unit-tests fuzz
-	@$(MAKE) --no-print-directory OUT=$(OUT)/asan SANITIZE=1 unit-tests
+	@$(MAKE) --no-print-directory OUT=$(OUT)/asan SANITIZE=1 all unit-tests
 	./tests/run.sh $(OUT)
 
 clean:

@@ -2,11 +2,12 @@
 /*
  * What a storage backend provides; private to storage/. storage.c checks
  * arguments and dispatches through these operations, so a backend only
- * sees valid pointers.
+ * sees valid pointers, non-NULL filters and zeroed results.
  */
 #ifndef TOPDOWN_STORAGE_BACKEND_H
 #define TOPDOWN_STORAGE_BACKEND_H
 
+#include "array.h"
 #include "storage.h"
 
 struct td_store_ops {
@@ -19,14 +20,81 @@ struct td_store_ops {
 			char *err, size_t errlen);
 	int (*list_runs)(struct td_store *store, const struct td_run_filter *filter,
 			 struct td_run_summary **out, size_t *count, char *err, size_t errlen);
+	/* Up to max ids in [low, high) (byte order), ascending, into ids. */
+	int (*find_run_ids)(struct td_store *store, const char *low, const char *high,
+			    char (*ids)[TD_RUN_ID_LEN], size_t max, size_t *count,
+			    char *err, size_t errlen);
+	int (*read_metrics)(struct td_store *store, const struct td_run_filter *runs,
+			    const struct td_metric_filter *metrics, struct td_run_metrics **out,
+			    size_t *count, char *err, size_t errlen);
+	/* One transaction: the oldest up to batch runs matching filter. */
+	int (*delete_batch)(struct td_store *store, const struct td_run_filter *filter,
+			    size_t batch, size_t *deleted, char *err, size_t errlen);
 };
 
 /* The first member of every backend's state: a pointer to the state is a
  * pointer to this, and the backend casts it back. */
 struct td_store {
 	const struct td_store_ops *ops;
+	const char *location; /* set by the backend: see td_store_location() */
 };
 
 extern const struct td_store_ops td_sqlite_ops;
+extern const struct td_store_ops td_postgres_ops;
+
+/* ---- helpers both backends share (storage.c) ---- */
+
+/* A scope's name back to the scope (-1: unknown). */
+int td_scope_parse(const char *name);
+
+/* Labels as a JSON object and event names as a JSON array, in order; NULL
+ * when a string is not UTF-8 (JSON cannot hold it) or memory ran out. */
+char *td_labels_to_json(const struct td_labels *labels);
+char *td_event_names_to_json(const struct td_run *run);
+/* Their way back; -EIO when the text is not what *_to_json writes. */
+int td_labels_from_json(const char *text, struct td_labels *labels);
+int td_event_names_from_json(const char *text, struct td_run *run);
+
+/*
+ * Rebuilding a run from its rows, in this order: td_run_take_summary()
+ * moves the summary's fields into run and sizes the whole-run thread
+ * array; td_run_append_interval() adds the intervals in seq order with
+ * their thread arrays; td_run_thread_slot() is where the thread row of
+ * a span at an ordinal goes (NULL when there is no such place).
+ */
+int td_run_take_summary(struct td_run *run, struct td_run_summary *summary);
+int td_run_append_interval(struct td_run *run, size_t *cap, int64_t seq, int64_t start_ns,
+			   int64_t end_ns, int64_t nr_threads);
+struct td_thread_row *td_run_thread_slot(struct td_run *run, int64_t interval_seq,
+					 int64_t ordinal);
+
+/* The LIKE pattern "%.node" (escape character backslash) that matches
+ * paths ending in ".node"; NULL when out of memory. */
+char *td_like_suffix_pattern(const char *node);
+
+
+/*
+ * Collects td_store_read_metrics() results from two queries: first the
+ * runs in their final order, each with its key (the result takes the
+ * summary over, also on failure), then the metric rows grouped by run key
+ * (copied). td_metrics_result_finish() hands the runs that got rows to the
+ * caller, or frees everything when ret is an error, and returns ret.
+ */
+struct td_metrics_result {
+	struct td_run_metrics *items;
+	long long *keys;       /* keys[i]: the run of items[i] */
+	size_t count, cap, key_cap;
+	size_t *by_key;        /* indexes of items sorted by key, from the first row on */
+	size_t current;        /* the item rows go to; count: none yet */
+	struct td_run rows;    /* its rows so far, grown by td_run_add_metric() */
+};
+
+int td_metrics_result_add_run(struct td_metrics_result *r, long long key,
+			      struct td_run_summary *summary);
+/* -EIO for a key no run has. */
+int td_metrics_result_add_row(struct td_metrics_result *r, long long key,
+			      const struct td_metric_row *row);
+int td_metrics_result_finish(struct td_metrics_result *r, int ret,
+			     struct td_run_metrics **out, size_t *count);
 
 #endif

@@ -133,18 +133,16 @@ static const char *const migrations[] = {
 	"  confidence REAL,"               /* fraction of the run its events were counted */
 	"  PRIMARY KEY (run_pk, ordinal)"
 	") WITHOUT ROWID;",
+	/* 2: queries over many runs read the whole-run rows of processes or
+	 * thread names of each run without walking its thread rows. Partial:
+	 * thread and interval rows are most rows and are rarely asked for
+	 * across runs, and leaving them out halves the cost of storing a
+	 * large run. A query uses it when its WHERE repeats these terms. */
+	"CREATE INDEX metrics_by_scope ON metrics (scope, run_pk)"
+	"  WHERE interval_seq = -1 AND scope <> 'thread';",
 };
 
 #define NR_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
-
-/* How enum td_metric_scope values are spelled in the scope column. */
-static const char *const scope_names[] = {
-	[TD_SCOPE_THREAD] = "thread",
-	[TD_SCOPE_GROUP] = "group",
-	[TD_SCOPE_PROCESS] = "process",
-};
-
-#define NR_SCOPES (sizeof(scope_names) / sizeof(scope_names[0]))
 
 /* ---- errors ---- */
 
@@ -281,9 +279,9 @@ static int column_dup(sqlite3_stmt *st, int col, char **out)
 }
 
 /*
- * Runs sql with params and calls row for each result row. row returns 0,
- * -ENOMEM or -EIO (malformed data); the first failure stops the query and
- * is reported in err.
+ * Runs sql with params and calls row (when not NULL) for each result row.
+ * row returns 0, -ENOMEM or -EIO (malformed data); the first failure stops
+ * the query and is reported in err.
  */
 typedef int (*row_fn)(sqlite3_stmt *st, void *ctx);
 
@@ -297,7 +295,7 @@ static int query_rows(struct sqlite_store *s, const char *sql, const struct sql_
 	if (rc == SQLITE_OK)
 		rc = bind_values(st, params, nr_params);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ret = row(st, ctx);
+		ret = row ? row(st, ctx) : 0;
 		if (ret < 0)
 			break;
 		rc = SQLITE_OK;
@@ -313,21 +311,6 @@ static int query_rows(struct sqlite_store *s, const char *sql, const struct sql_
 static int exec_sql(struct sqlite_store *s, const char *sql)
 {
 	return sqlite3_exec(s->db, sql, NULL, NULL, NULL);
-}
-
-/* Room for one more item in an array of count items; NULL when out of
- * memory, the old array then still valid. */
-static void *grow(void *items, size_t *cap, size_t count, size_t size)
-{
-	size_t new_cap = *cap ? *cap * 2 : 16;
-	void *grown;
-
-	if (count < *cap)
-		return items;
-	grown = reallocarray(items, new_cap, size);
-	if (grown)
-		*cap = new_cap;
-	return grown;
 }
 
 /* ---- the database path ---- */
@@ -471,25 +454,48 @@ static int apply_migrations(struct sqlite_store *s, int64_t version)
 	return rc;
 }
 
+/*
+ * The version of a file migrated before, read without the write lock, so
+ * a reader opening the store never waits for a collector's write; false
+ * when the locked path is needed (a new file, or one behind).
+ */
+static bool schema_is_current(struct sqlite_store *s, int64_t *version)
+{
+	sqlite3_stmt *st = NULL;
+	bool known = sqlite3_prepare_v2(s->db, "SELECT coalesce(max(version), 0)"
+					" FROM schema_migrations", -1, &st, NULL) == SQLITE_OK &&
+		     sqlite3_step(st) == SQLITE_ROW;
+
+	*version = known ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return known && *version >= NR_MIGRATIONS;
+}
+
+static int newer_schema(struct sqlite_store *s, int64_t version, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "database '%s' has schema version %lld, newer than the %d "
+		 "this topdown knows; upgrade topdown or pass --db with another path",
+		 s->path, (long long)version, NR_MIGRATIONS);
+	return -EPROTO;
+}
+
 static int migrate(struct sqlite_store *s, char *err, size_t errlen)
 {
 	int64_t version = 0;
-	int rc = exec_sql(s, "BEGIN IMMEDIATE;"
+	int rc, ret = 0;
+
+	if (schema_is_current(s, &version))
+		return version > NR_MIGRATIONS ? newer_schema(s, version, err, errlen) : 0;
+	rc = exec_sql(s, "BEGIN IMMEDIATE;"
 			  "CREATE TABLE IF NOT EXISTS schema_migrations ("
 			  "  version INTEGER PRIMARY KEY,"
 			  "  applied_ns INTEGER NOT NULL"
 			  ");");
-	int ret = 0;
-
 	if (rc == SQLITE_OK)
 		ret = query_rows(s, "SELECT coalesce(max(version), 0) FROM schema_migrations",
 				 NULL, 0, read_int, &version, err, errlen);
-	if (rc == SQLITE_OK && ret == 0 && version > NR_MIGRATIONS) {
-		snprintf(err, errlen, "database '%s' has schema version %lld, newer than the %d "
-			 "this topdown knows; upgrade topdown or pass --db with another path",
-			 s->path, (long long)version, NR_MIGRATIONS);
-		ret = -EPROTO;
-	}
+	if (rc == SQLITE_OK && ret == 0 && version > NR_MIGRATIONS)
+		ret = newer_schema(s, version, err, errlen);
 	if (rc == SQLITE_OK && ret == 0) {
 		rc = apply_migrations(s, version);
 		if (rc == SQLITE_OK)
@@ -529,6 +535,7 @@ static struct td_store *sqlite_open(const struct td_store_config *cfg, char *err
 	}
 	s->base.ops = &td_sqlite_ops;
 	strcpy(s->path, path);
+	s->base.location = s->path;
 	if (open_connection(s, err, errlen) < 0 || migrate(s, err, errlen) < 0) {
 		sqlite_close(&s->base);
 		return NULL;
@@ -572,39 +579,6 @@ struct writer {
 	sqlite3_int64 run_pk; /* of the runs row, once inserted */
 	sqlite3_stmt *stmt[NR_INSERTS];
 };
-
-/* The run's labels and event names as JSON text; NULL when a string is
- * not UTF-8 (JSON cannot hold it) or memory ran out. */
-static char *labels_json(const struct td_labels *labels)
-{
-	json_t *obj = json_object();
-	char *text = NULL;
-	size_t i;
-
-	for (i = 0; obj && i < labels->count; i++)
-		if (json_object_set_new(obj, labels->items[i].key,
-					json_string(labels->items[i].value)) < 0)
-			break;
-	if (obj && i == labels->count)
-		text = json_dumps(obj, JSON_COMPACT);
-	json_decref(obj);
-	return text;
-}
-
-static char *event_names_json(const struct td_run *run)
-{
-	json_t *array = json_array();
-	char *text = NULL;
-	size_t i;
-
-	for (i = 0; array && i < run->nr_events; i++)
-		if (json_array_append_new(array, json_string(run->event_names[i])) < 0)
-			break;
-	if (array && i == run->nr_events)
-		text = json_dumps(array, JSON_COMPACT);
-	json_decref(array);
-	return text;
-}
 
 static int insert_run_row(struct writer *w, const char *labels, const char *events)
 {
@@ -700,7 +674,7 @@ static int insert_metrics(struct writer *w)
 	for (size_t i = 0; i < w->run->nr_metrics && rc == SQLITE_OK; i++) {
 		const struct td_metric_row *m = &w->run->metrics[i];
 		struct sql_value row[] = {
-			SQL_INT(w->run_pk), SQL_INT(i), SQL_TEXT(scope_names[m->scope]),
+			SQL_INT(w->run_pk), SQL_INT(i), SQL_TEXT(td_scope_name(m->scope)),
 			SQL_TEXT(m->scope_key), SQL_INT(m->interval_seq), SQL_TEXT(m->path),
 			SQL_TEXT(m->parent), SQL_INT(m->level), SQL_REAL(m->value),
 			SQL_INT(m->threshold_crossed), SQL_REAL(m->confidence),
@@ -770,8 +744,8 @@ static int sqlite_write_run(struct td_store *store, const struct td_run *run,
 {
 	struct sqlite_store *s = to_sqlite(store);
 	struct writer w = { .run = run };
-	char *labels = labels_json(&run->labels);
-	char *events = event_names_json(run);
+	char *labels = td_labels_to_json(&run->labels);
+	char *events = td_event_names_to_json(run);
 	int ret;
 
 	if (labels && events) {
@@ -791,47 +765,13 @@ static int sqlite_write_run(struct td_store *store, const struct td_run *run,
 /* ---- reading runs ---- */
 
 /* The runs columns a summary or a whole run starts from, in order. */
-#define RUN_COLUMNS "id, started_ns, ended_ns, process, level, collector, labels," \
-		    " dropped, partial, nr_threads, event_names, pk"
-
-static int labels_from_json(const char *text, struct td_labels *labels)
-{
-	json_t *obj = text ? json_loads(text, 0, NULL) : NULL;
-	const char *key;
-	json_t *value;
-	int ret = json_is_object(obj) ? 0 : -EIO;
-
-	json_object_foreach(obj, key, value) {
-		if (!json_is_string(value))
-			ret = -EIO;
-		else if (td_labels_set(labels, key, json_string_value(value)) < 0)
-			ret = -ENOMEM;
-		if (ret < 0)
-			break;
-	}
-	json_decref(obj);
-	return ret;
-}
-
-static int event_names_from_json(const char *text, struct td_run *run)
-{
-	json_t *array = text ? json_loads(text, 0, NULL) : NULL;
-	size_t n = json_array_size(array);
-	int ret = json_is_array(array) && n <= TD_MAX_EVENTS ? 0 : -EIO;
-
-	for (size_t i = 0; ret == 0 && i < n; i++) {
-		const char *name = json_string_value(json_array_get(array, i));
-
-		if (!name)
-			ret = -EIO;
-		else if (!(run->event_names[i] = strdup(name)))
-			ret = -ENOMEM;
-		else
-			run->nr_events = i + 1;
-	}
-	json_decref(array);
-	return ret;
-}
+#define RUN_COLUMNS "r.id, r.started_ns, r.ended_ns, r.process, r.level, r.collector," \
+		    " r.labels, r.dropped, r.partial, r.nr_threads, r.event_names, r.pk"
+#define RUN_PK_COLUMN 11
+/* The metrics columns decode_metric() reads, in order, after RUN_COLUMNS
+ * when both are selected. */
+#define METRIC_COLUMNS "m.scope, m.scope_key, m.interval_seq, m.path, m.parent, m.level," \
+		       " m.value, m.threshold_crossed, m.confidence"
 
 /* Decodes a RUN_COLUMNS row; on failure sum holds nothing to free. */
 static int decode_summary(sqlite3_stmt *st, struct td_run_summary *sum)
@@ -855,12 +795,9 @@ static int decode_summary(sqlite3_stmt *st, struct td_run_summary *sum)
 	if (ret == 0)
 		ret = column_dup(st, 5, &sum->collector);
 	if (ret == 0)
-		ret = labels_from_json((const char *)sqlite3_column_text(st, 6), &sum->labels);
-	if (ret < 0) {
-		free(sum->process);
-		free(sum->collector);
-		td_labels_free(&sum->labels);
-	}
+		ret = td_labels_from_json((const char *)sqlite3_column_text(st, 6), &sum->labels);
+	if (ret < 0)
+		td_run_summary_release(sum);
 	return ret;
 }
 
@@ -881,20 +818,11 @@ static int read_run_header(sqlite3_stmt *st, void *ctx)
 	if (ret < 0)
 		return ret;
 	r->found = true;
-	r->run_pk = sqlite3_column_int64(st, 11);
-	memcpy(run->id, sum.id, sizeof(run->id));
-	run->started_ns = sum.started_ns;
-	run->ended_ns = sum.ended_ns;
-	run->process = sum.process;
-	run->level = sum.level;
-	run->collector = sum.collector;
-	run->labels = sum.labels;
-	run->dropped = sum.dropped;
-	run->partial = sum.partial;
-	if (sum.nr_threads && !(run->threads = calloc(sum.nr_threads, sizeof(*run->threads))))
-		return -ENOMEM;
-	run->nr_threads = sum.nr_threads;
-	return event_names_from_json((const char *)sqlite3_column_text(st, 10), run);
+	r->run_pk = sqlite3_column_int64(st, RUN_PK_COLUMN);
+	ret = td_run_take_summary(run, &sum);
+	if (ret == 0)
+		ret = td_event_names_from_json((const char *)sqlite3_column_text(st, 10), run);
+	return ret;
 }
 
 struct interval_reader {
@@ -905,53 +833,10 @@ struct interval_reader {
 static int read_interval(sqlite3_stmt *st, void *ctx)
 {
 	struct interval_reader *r = ctx;
-	struct td_run *run = r->run;
-	int64_t nr_threads = sqlite3_column_int64(st, 3);
-	struct td_interval *grown, *iv;
 
-	if (nr_threads < 0)
-		return -EIO;
-	grown = grow(run->intervals, &r->cap, run->nr_intervals, sizeof(*grown));
-	if (!grown)
-		return -ENOMEM;
-	run->intervals = grown;
-	iv = &run->intervals[run->nr_intervals];
-	memset(iv, 0, sizeof(*iv));
-	iv->seq = (uint32_t)sqlite3_column_int64(st, 0);
-	iv->start_ns = sqlite3_column_int64(st, 1);
-	iv->end_ns = sqlite3_column_int64(st, 2);
-	if (nr_threads && !(iv->threads = calloc((size_t)nr_threads, sizeof(*iv->threads))))
-		return -ENOMEM;
-	iv->nr_threads = (size_t)nr_threads;
-	run->nr_intervals++;
-	return 0;
-}
-
-static int compare_seq(const void *key, const void *item)
-{
-	int64_t seq = *(const int64_t *)key;
-	uint32_t other = ((const struct td_interval *)item)->seq;
-
-	return seq < other ? -1 : seq > other;
-}
-
-/* The slot a thread row goes to: its span's array at its ordinal. */
-static struct td_thread_row *thread_slot(struct td_run *run, int64_t interval_seq,
-					 int64_t ordinal)
-{
-	struct td_thread_row *threads = run->threads;
-	size_t nr_threads = run->nr_threads;
-
-	if (interval_seq != WHOLE_RUN_SEQ) {
-		struct td_interval *iv = bsearch(&interval_seq, run->intervals, run->nr_intervals,
-						 sizeof(*iv), compare_seq);
-
-		if (!iv)
-			return NULL;
-		threads = iv->threads;
-		nr_threads = iv->nr_threads;
-	}
-	return ordinal >= 0 && (uint64_t)ordinal < nr_threads ? &threads[ordinal] : NULL;
+	return td_run_append_interval(r->run, &r->cap, sqlite3_column_int64(st, 0),
+				      sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+				      sqlite3_column_int64(st, 3));
 }
 
 /* One thread row joined with one of its counters (NULLs when it has none).
@@ -959,8 +844,8 @@ static struct td_thread_row *thread_slot(struct td_run *run, int64_t interval_se
 static int read_thread(sqlite3_stmt *st, void *ctx)
 {
 	struct td_run *run = ctx;
-	struct td_thread_row *t = thread_slot(run, sqlite3_column_int64(st, 0),
-					      sqlite3_column_int64(st, 1));
+	struct td_thread_row *t = td_run_thread_slot(run, sqlite3_column_int64(st, 0),
+						     sqlite3_column_int64(st, 1));
 	const char *comm = (const char *)sqlite3_column_text(st, 4);
 	bool has_counter = sqlite3_column_type(st, 11) != SQLITE_NULL;
 	int64_t event = sqlite3_column_int64(st, 11);
@@ -985,28 +870,34 @@ static int read_thread(sqlite3_stmt *st, void *ctx)
 	return 0;
 }
 
+/* The METRIC_COLUMNS starting at column col; the strings point into the
+ * statement's row and last until its next step. */
+static int decode_metric(sqlite3_stmt *st, int col, struct td_metric_row *m)
+{
+	int scope = td_scope_parse((const char *)sqlite3_column_text(st, col));
+
+	*m = (struct td_metric_row){
+		.scope_key = (char *)sqlite3_column_text(st, col + 1),
+		.interval_seq = sqlite3_column_int(st, col + 2),
+		.path = (char *)sqlite3_column_text(st, col + 3),
+		.parent = (char *)sqlite3_column_text(st, col + 4),
+		.level = sqlite3_column_int(st, col + 5),
+		.value = column_real(st, col + 6),
+		.threshold_crossed = sqlite3_column_int(st, col + 7) != 0,
+		.confidence = column_real(st, col + 8),
+	};
+	if (scope < 0 || !m->scope_key || !m->path)
+		return -EIO;
+	m->scope = (enum td_metric_scope)scope;
+	return 0;
+}
+
 static int read_metric(sqlite3_stmt *st, void *ctx)
 {
-	const char *scope = (const char *)sqlite3_column_text(st, 0);
-	struct td_metric_row m = {
-		.scope_key = (char *)sqlite3_column_text(st, 1),
-		.interval_seq = sqlite3_column_int(st, 2),
-		.path = (char *)sqlite3_column_text(st, 3),
-		.parent = (char *)sqlite3_column_text(st, 4),
-		.level = sqlite3_column_int(st, 5),
-		.value = column_real(st, 6),
-		.threshold_crossed = sqlite3_column_int(st, 7) != 0,
-		.confidence = column_real(st, 8),
-	};
-	size_t i;
+	struct td_metric_row m;
+	int ret = decode_metric(st, 0, &m);
 
-	for (i = 0; scope && i < NR_SCOPES; i++)
-		if (strcmp(scope, scope_names[i]) == 0)
-			break;
-	if (!scope || i == NR_SCOPES || !m.scope_key || !m.path)
-		return -EIO;
-	m.scope = (enum td_metric_scope)i;
-	return td_run_add_metric(ctx, &m);
+	return ret < 0 ? ret : td_run_add_metric(ctx, &m);
 }
 
 /* The queries that rebuild a run, in the order they must run: the header
@@ -1030,11 +921,18 @@ static int read_run_parts(struct sqlite_store *s, struct td_run *run, sqlite3_in
 				 " AND c.interval_seq = t.interval_seq AND c.tid = t.tid"
 				 " WHERE t.run_pk = ?1", id, 1, read_thread, run, err, errlen);
 	if (ret == 0)
-		ret = query_rows(s, "SELECT scope, scope_key, interval_seq, path, parent, level,"
-				 " value, threshold_crossed, confidence FROM metrics"
-				 " WHERE run_pk = ?1 ORDER BY ordinal", id, 1, read_metric, run,
+		ret = query_rows(s, "SELECT " METRIC_COLUMNS " FROM metrics m"
+				 " WHERE m.run_pk = ?1 ORDER BY m.ordinal", id, 1, read_metric, run,
 				 err, errlen);
 	return ret;
+}
+
+/* One read transaction: every query in it sees the same snapshot. */
+static int begin_read(struct sqlite_store *s, char *err, size_t errlen)
+{
+	int rc = exec_sql(s, "BEGIN");
+
+	return rc == SQLITE_OK ? 0 : fail(s, rc, "cannot read database", err, errlen);
 }
 
 static int sqlite_read_run(struct td_store *store, const char *run_id, struct td_run **out,
@@ -1048,11 +946,9 @@ static int sqlite_read_run(struct td_store *store, const char *run_id, struct td
 
 	if (!run)
 		return row_fail(s, -ENOMEM, err, errlen);
-	/* One read transaction: every query sees the same snapshot. */
-	ret = exec_sql(s, "BEGIN") == SQLITE_OK ? 0 : fail(s, sqlite3_errcode(s->db),
-							   "cannot read database", err, errlen);
+	ret = begin_read(s, err, errlen);
 	if (ret == 0)
-		ret = query_rows(s, "SELECT " RUN_COLUMNS " FROM runs WHERE id = ?1", id, 1,
+		ret = query_rows(s, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?1", id, 1,
 				 read_run_header, &header, err, errlen);
 	if (ret == 0 && !header.found) {
 		snprintf(err, errlen, "no run '%s' in database '%s'; "
@@ -1078,7 +974,7 @@ struct summary_reader {
 static int read_summary(sqlite3_stmt *st, void *ctx)
 {
 	struct summary_reader *r = ctx;
-	struct td_run_summary *grown = grow(r->items, &r->cap, r->count, sizeof(*grown));
+	struct td_run_summary *grown = td_grow(r->items, &r->cap, r->count, sizeof(*grown));
 	int ret;
 
 	if (!grown)
@@ -1090,63 +986,104 @@ static int read_summary(sqlite3_stmt *st, void *ctx)
 	return ret;
 }
 
+/* ---- filters ---- */
+
 /*
- * The listing query for filter, with one '?' per value in the order
- * list_params() gives them. Label filters use run_labels_by_pair.
+ * A statement under construction: SQL text and its parameters, added
+ * together so that each '?' meets its value. The texts of parameters
+ * must outlive the statement.
  */
-static char *list_sql(const struct td_run_filter *filter, size_t nr_labels)
-{
-	sqlite3_str *sql = sqlite3_str_new(NULL);
+struct query {
+	sqlite3_str *sql;
+	struct sql_value *params;
+	size_t nr_params, cap;
+	bool failed; /* out of memory */
+};
 
-	sqlite3_str_appendall(sql, "SELECT " RUN_COLUMNS " FROM runs WHERE 1");
-	if (filter->process)
-		sqlite3_str_appendall(sql, " AND process = ?");
-	if (filter->since_ns)
-		sqlite3_str_appendall(sql, " AND started_ns >= ?");
-	for (size_t i = 0; i < nr_labels; i++)
-		sqlite3_str_appendall(sql, " AND pk IN (SELECT run_pk FROM run_labels"
-				      " WHERE key = ? AND value = ?)");
-	sqlite3_str_appendall(sql, " ORDER BY started_ns DESC, id DESC LIMIT ?");
-	return sqlite3_str_finish(sql);
+static void query_init(struct query *q, const char *head)
+{
+	*q = (struct query){ .sql = sqlite3_str_new(NULL) };
+	sqlite3_str_appendall(q->sql, head);
 }
 
-static size_t list_params(const struct td_run_filter *filter, size_t nr_labels,
-			  struct sql_value *params)
+static void query_text(struct query *q, const char *fragment)
 {
-	size_t n = 0;
+	sqlite3_str_appendall(q->sql, fragment);
+}
 
-	if (filter->process)
-		params[n++] = SQL_TEXT(filter->process);
-	if (filter->since_ns)
-		params[n++] = SQL_INT(filter->since_ns);
-	for (size_t i = 0; i < nr_labels; i++) {
-		params[n++] = SQL_TEXT(filter->labels->items[i].key);
-		params[n++] = SQL_TEXT(filter->labels->items[i].value);
+/* Appends fragment, whose one '?' takes value. */
+static void query_add(struct query *q, const char *fragment, struct sql_value value)
+{
+	struct sql_value *grown;
+
+	query_text(q, fragment);
+	grown = td_grow(q->params, &q->cap, q->nr_params, sizeof(*grown));
+	if (!grown) {
+		q->failed = true;
+		return;
 	}
-	/* A negative LIMIT is no limit in SQLite. */
-	params[n++] = SQL_INT(filter->limit ? (sqlite3_int64)filter->limit : -1);
-	return n;
+	q->params = grown;
+	q->params[q->nr_params++] = value;
 }
+
+/* Runs sql as built, calling row per result row; frees the query. */
+static int query_run(struct sqlite_store *s, struct query *q, row_fn row, void *ctx,
+		     char *err, size_t errlen)
+{
+	char *sql = sqlite3_str_finish(q->sql);
+	int ret;
+
+	if (!sql || q->failed)
+		ret = row_fail(s, -ENOMEM, err, errlen);
+	else
+		ret = query_rows(s, sql, q->params, q->nr_params, row, ctx, err, errlen);
+	sqlite3_free(sql);
+	free(q->params);
+	return ret;
+}
+
+/* The conditions of filter on runs r, each starting with " AND". Label
+ * filters use run_labels_by_pair. */
+static void where_runs(struct query *q, const struct td_run_filter *filter)
+{
+	size_t nr_labels = filter->labels ? filter->labels->count : 0;
+
+	if (filter->process)
+		query_add(q, " AND r.process = ?", SQL_TEXT(filter->process));
+	if (filter->run_id)
+		query_add(q, " AND r.id = ?", SQL_TEXT(filter->run_id));
+	if (filter->since_ns)
+		query_add(q, " AND r.started_ns >= ?", SQL_INT(filter->since_ns));
+	if (filter->before_ns)
+		query_add(q, " AND r.started_ns < ?", SQL_INT(filter->before_ns));
+	for (size_t i = 0; i < nr_labels; i++) {
+		query_add(q, " AND r.pk IN (SELECT run_pk FROM run_labels WHERE key = ?",
+			  SQL_TEXT(filter->labels->items[i].key));
+		query_add(q, " AND value = ?)", SQL_TEXT(filter->labels->items[i].value));
+	}
+}
+
+/* " LIMIT n" with n = limit, or no limit for 0 (negative in SQLite). */
+static void limit_runs(struct query *q, size_t limit)
+{
+	query_add(q, " LIMIT ?", SQL_INT(limit ? (sqlite3_int64)limit : -1));
+}
+
+/* ---- listing and finding runs ---- */
 
 static int sqlite_list_runs(struct td_store *store, const struct td_run_filter *filter,
 			    struct td_run_summary **out, size_t *count, char *err, size_t errlen)
 {
 	struct sqlite_store *s = to_sqlite(store);
-	size_t nr_labels = filter->labels ? filter->labels->count : 0;
-	struct sql_value *params = calloc(2 * nr_labels + 3, sizeof(*params));
-	char *sql = list_sql(filter, nr_labels);
 	struct summary_reader r = { 0 };
+	struct query q;
 	int ret;
 
-	if (!params || !sql) {
-		ret = row_fail(s, -ENOMEM, err, errlen);
-	} else {
-		size_t nr_params = list_params(filter, nr_labels, params);
-
-		ret = query_rows(s, sql, params, nr_params, read_summary, &r, err, errlen);
-	}
-	free(params);
-	sqlite3_free(sql);
+	query_init(&q, "SELECT " RUN_COLUMNS " FROM runs r WHERE 1");
+	where_runs(&q, filter);
+	query_text(&q, " ORDER BY r.started_ns DESC, r.id DESC");
+	limit_runs(&q, filter->limit);
+	ret = query_run(s, &q, read_summary, &r, err, errlen);
 	if (ret < 0) {
 		td_run_summaries_free(r.items, r.count);
 		return ret;
@@ -1156,6 +1093,189 @@ static int sqlite_list_runs(struct td_store *store, const struct td_run_filter *
 	return 0;
 }
 
+struct id_reader {
+	char (*ids)[TD_RUN_ID_LEN];
+	size_t count;
+};
+
+static int read_id(sqlite3_stmt *st, void *ctx)
+{
+	struct id_reader *r = ctx;
+	const char *id = (const char *)sqlite3_column_text(st, 0);
+
+	if (!id || strlen(id) >= TD_RUN_ID_LEN)
+		return -EIO;
+	strcpy(r->ids[r->count++], id);
+	return 0;
+}
+
+static int sqlite_find_run_ids(struct td_store *store, const char *low, const char *high,
+			       char (*ids)[TD_RUN_ID_LEN], size_t max, size_t *count,
+			       char *err, size_t errlen)
+{
+	const struct sql_value range[] = { SQL_TEXT(low), SQL_TEXT(high), SQL_INT(max) };
+	struct id_reader r = { .ids = ids };
+	int ret = query_rows(to_sqlite(store), "SELECT id FROM runs WHERE id >= ?1 AND id < ?2"
+			     " ORDER BY id LIMIT ?3", range, NR_VALUES(range), read_id, &r,
+			     err, errlen);
+
+	*count = r.count;
+	return ret;
+}
+
+/* ---- metric rows of many runs ---- */
+
+/* The conditions of filter on metrics m (whole-run rows only). */
+static void where_metrics(struct query *q, const struct td_metric_filter *filter,
+			  const char *node_pattern)
+{
+	query_add(q, " AND m.scope = ?", SQL_TEXT(td_scope_name(filter->scope)));
+	/* The terms of metrics_by_scope's WHERE, spelled the same. */
+	query_text(q, " AND m.interval_seq = -1");
+	if (filter->scope != TD_SCOPE_THREAD)
+		query_text(q, " AND m.scope <> 'thread'");
+	if (filter->scope_key)
+		query_add(q, " AND m.scope_key = ?", SQL_TEXT(filter->scope_key));
+	if (filter->node) {
+		query_add(q, " AND (m.path = ?", SQL_TEXT(filter->node));
+		query_add(q, " OR m.path LIKE ? ESCAPE '\\')", SQL_TEXT(node_pattern));
+	}
+	if (filter->min_level)
+		query_add(q, " AND m.level >= ?", SQL_INT(filter->min_level));
+	if (filter->max_level)
+		query_add(q, " AND m.level <= ?", SQL_INT(filter->max_level));
+	if (!isnan(filter->min_value))
+		query_add(q, " AND m.value >= ?", SQL_REAL(filter->min_value));
+}
+
+/*
+ * The metrics table as the queries of read_metrics name it. Without
+ * statistics SQLite would probe a run's rows by its primary key, walking
+ * past every thread row; the partial index goes straight to the rows of
+ * processes and thread names, so it is named for those.
+ */
+static const char *metrics_table(const struct td_metric_filter *filter)
+{
+	return filter->scope == TD_SCOPE_THREAD ? " metrics m"
+						: " metrics m INDEXED BY metrics_by_scope";
+}
+
+/* " AND EXISTS (...)": the run r has rows the filter matches. */
+static void has_metrics(struct query *q, const struct td_metric_filter *metrics,
+			const char *pattern)
+{
+	query_text(q, " AND EXISTS (SELECT 1 FROM");
+	query_text(q, metrics_table(metrics));
+	query_text(q, " WHERE m.run_pk = r.pk");
+	where_metrics(q, metrics, pattern);
+	query_text(q, ")");
+}
+
+/*
+ * The rows query of read_metrics: the rows the metric filter matches of
+ * the runs the runs filter matches (the newest that have such rows, for a
+ * limit). The runs are a list first, so the rows are found run by run
+ * whichever index narrows the runs.
+ */
+static void metrics_of_runs(struct query *q, const struct td_run_filter *runs,
+			    const struct td_metric_filter *metrics, const char *pattern)
+{
+	query_text(q, "SELECT m.run_pk, " METRIC_COLUMNS " FROM");
+	query_text(q, metrics_table(metrics));
+	query_text(q, " WHERE m.run_pk IN (SELECT r.pk FROM runs r WHERE 1");
+	where_runs(q, runs);
+	if (runs->limit) {
+		has_metrics(q, metrics, pattern);
+		query_text(q, " ORDER BY r.started_ns DESC, r.id DESC");
+		limit_runs(q, runs->limit);
+	}
+	query_text(q, ")");
+	where_metrics(q, metrics, pattern);
+	query_text(q, " ORDER BY m.run_pk, m.ordinal");
+}
+
+static int read_metrics_run(sqlite3_stmt *st, void *ctx)
+{
+	struct td_run_summary sum;
+	int ret = decode_summary(st, &sum);
+
+	return ret < 0 ? ret : td_metrics_result_add_run(ctx, sqlite3_column_int64(st,
+									RUN_PK_COLUMN), &sum);
+}
+
+static int read_metrics_row(sqlite3_stmt *st, void *ctx)
+{
+	struct td_metric_row m;
+	int ret = decode_metric(st, 1, &m);
+
+	return ret < 0 ? ret : td_metrics_result_add_row(ctx, sqlite3_column_int64(st, 0), &m);
+}
+
+/*
+ * Two queries in one snapshot: the runs that have matching rows, in
+ * order, then the rows grouped by run. One join would carry every run's
+ * columns on each of its rows through the sort.
+ */
+static int sqlite_read_metrics(struct td_store *store, const struct td_run_filter *runs,
+			       const struct td_metric_filter *metrics, struct td_run_metrics **out,
+			       size_t *count, char *err, size_t errlen)
+{
+	struct sqlite_store *s = to_sqlite(store);
+	struct td_metrics_result result = { 0 };
+	char *pattern = metrics->node ? td_like_suffix_pattern(metrics->node) : NULL;
+	struct query q;
+	int ret = metrics->node && !pattern ? row_fail(s, -ENOMEM, err, errlen)
+					    : begin_read(s, err, errlen);
+
+	if (ret == 0) {
+		query_init(&q, "SELECT " RUN_COLUMNS " FROM runs r WHERE 1");
+		where_runs(&q, runs);
+		has_metrics(&q, metrics, pattern);
+		query_text(&q, " ORDER BY r.started_ns DESC, r.id DESC");
+		limit_runs(&q, runs->limit);
+		ret = query_run(s, &q, read_metrics_run, &result, err, errlen);
+	}
+	if (ret == 0 && result.count) {
+		query_init(&q, "");
+		metrics_of_runs(&q, runs, metrics, pattern);
+		ret = query_run(s, &q, read_metrics_row, &result, err, errlen);
+	}
+	exec_sql(s, "ROLLBACK"); /* the transaction only read */
+	free(pattern);
+	return td_metrics_result_finish(&result, ret, out, count);
+}
+
+/* ---- deleting ---- */
+
+static int sqlite_delete_batch(struct td_store *store, const struct td_run_filter *filter,
+			       size_t batch, size_t *deleted, char *err, size_t errlen)
+{
+	struct sqlite_store *s = to_sqlite(store);
+	struct query q;
+	int rc = exec_sql(s, "BEGIN IMMEDIATE"), ret;
+
+	if (rc != SQLITE_OK)
+		return fail(s, rc, "cannot delete runs from database", err, errlen);
+	/* The oldest first; ON DELETE CASCADE takes everything they hold. */
+	query_init(&q, "DELETE FROM runs WHERE pk IN (SELECT r.pk FROM runs r WHERE 1");
+	where_runs(&q, filter);
+	query_text(&q, " ORDER BY r.started_ns, r.id");
+	limit_runs(&q, batch);
+	query_text(&q, ")");
+	ret = query_run(s, &q, NULL, NULL, err, errlen);
+	if (ret == 0) {
+		*deleted = (size_t)sqlite3_changes(s->db);
+		rc = exec_sql(s, "COMMIT");
+		if (rc != SQLITE_OK)
+			ret = fail(s, rc, "cannot delete runs from database", err, errlen);
+	}
+	if (ret < 0) {
+		*deleted = 0;
+		exec_sql(s, "ROLLBACK");
+	}
+	return ret;
+}
+
 const struct td_store_ops td_sqlite_ops = {
 	.name = "sqlite",
 	.open = sqlite_open,
@@ -1163,4 +1283,7 @@ const struct td_store_ops td_sqlite_ops = {
 	.write_run = sqlite_write_run,
 	.read_run = sqlite_read_run,
 	.list_runs = sqlite_list_runs,
+	.find_run_ids = sqlite_find_run_ids,
+	.read_metrics = sqlite_read_metrics,
+	.delete_batch = sqlite_delete_batch,
 };

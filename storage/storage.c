@@ -4,16 +4,21 @@
  * pass, and dispatches. Checks that hold for every backend live here so
  * each backend can trust the shape of the run it is given.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "backend.h"
 #include "storage.h"
 
 static const struct td_store_ops *const backends[] = {
 	&td_sqlite_ops,
+	&td_postgres_ops,
 };
 
 #define NR_BACKENDS (sizeof(backends) / sizeof(backends[0]))
@@ -50,6 +55,11 @@ void td_store_close(struct td_store *store)
 {
 	if (store)
 		store->ops->close(store);
+}
+
+const char *td_store_location(const struct td_store *store)
+{
+	return store && store->location ? store->location : "?";
 }
 
 static int invalid_run(char *err, size_t errlen, const char *why)
@@ -112,27 +122,485 @@ int td_store_read_run(struct td_store *store, const char *run_id, struct td_run 
 	return store->ops->read_run(store, run_id, out, err, errlen);
 }
 
+static int caller_bug(char *err, size_t errlen, const char *what)
+{
+	snprintf(err, errlen, "cannot %s without a store and a result; this is a bug in the caller",
+		 what);
+	return -EINVAL;
+}
+
 int td_store_list_runs(struct td_store *store, const struct td_run_filter *filter,
 		       struct td_run_summary **out, size_t *count, char *err, size_t errlen)
 {
 	static const struct td_run_filter any;
 
-	if (!store || !out || !count) {
-		snprintf(err, errlen, "cannot list runs without a store and a result; "
-			 "this is a bug in the caller");
-		return -EINVAL;
-	}
+	if (!store || !out || !count)
+		return caller_bug(err, errlen, "list runs");
 	*out = NULL;
 	*count = 0;
 	return store->ops->list_runs(store, filter ? filter : &any, out, count, err, errlen);
 }
 
+void td_run_summary_release(struct td_run_summary *summary)
+{
+	free(summary->process);
+	free(summary->collector);
+	td_labels_free(&summary->labels);
+}
+
+int td_run_summary_copy(struct td_run_summary *dst, const struct td_run_summary *src)
+{
+	*dst = *src;
+	dst->process = src->process ? strdup(src->process) : NULL;
+	dst->collector = src->collector ? strdup(src->collector) : NULL;
+	td_labels_init(&dst->labels);
+	if ((src->process && !dst->process) || (src->collector && !dst->collector) ||
+	    td_labels_copy(&dst->labels, &src->labels) < 0) {
+		td_run_summary_release(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 void td_run_summaries_free(struct td_run_summary *summaries, size_t count)
 {
-	for (size_t i = 0; summaries && i < count; i++) {
-		free(summaries[i].process);
-		free(summaries[i].collector);
-		td_labels_free(&summaries[i].labels);
-	}
+	for (size_t i = 0; summaries && i < count; i++)
+		td_run_summary_release(&summaries[i]);
 	free(summaries);
+}
+
+/* ---- run ids ---- */
+
+#define MAX_CANDIDATES 5 /* ambiguous prefixes: how many matches the message lists */
+
+/* The lower-case form of text into prefix, or an error when it cannot
+ * begin a run id (ids are UUIDs: hex digits and '-'). */
+static int normalize_run_id(const char *text, char prefix[TD_RUN_ID_LEN],
+			    char *err, size_t errlen)
+{
+	size_t len = strlen(text);
+
+	for (size_t i = 0; i < len && len < TD_RUN_ID_LEN; i++) {
+		if (!isxdigit((unsigned char)text[i]) && text[i] != '-')
+			break;
+		prefix[i] = (char)tolower((unsigned char)text[i]);
+		if (i + 1 == len) {
+			prefix[len] = '\0';
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "'%.40s' is not a run id: ids are UUIDs such as "
+		 "3f2a9c1e-...; 'topdown list' shows them", text);
+	return -EINVAL;
+}
+
+static int ambiguous(const char *prefix, char (*ids)[TD_RUN_ID_LEN], size_t count,
+		     char *err, size_t errlen)
+{
+	size_t used = (size_t)snprintf(err, errlen, "run id '%s' is ambiguous: it starts", prefix);
+
+	for (size_t i = 0; i < count && i < MAX_CANDIDATES && used < errlen; i++)
+		used += (size_t)snprintf(err + used, errlen - used, "%s %s", i ? "," : "", ids[i]);
+	if (used < errlen)
+		snprintf(err + used, errlen - used, "%s; give more of the id",
+			 count > MAX_CANDIDATES ? " and more" : "");
+	return -ENOTUNIQ;
+}
+
+int td_store_resolve_run_id(struct td_store *store, const char *text, char id[TD_RUN_ID_LEN],
+			    char *err, size_t errlen)
+{
+	char ids[MAX_CANDIDATES + 1][TD_RUN_ID_LEN], prefix[TD_RUN_ID_LEN], high[TD_RUN_ID_LEN];
+	size_t len, count = 0;
+	int ret;
+
+	if (!store || !text || !id)
+		return caller_bug(err, errlen, "resolve a run id");
+	ret = normalize_run_id(text, prefix, err, errlen);
+	if (ret < 0)
+		return ret;
+	/* Every id starting with prefix sorts below prefix with its last
+	 * character incremented ('-', digits and letters have successors). */
+	len = strlen(prefix);
+	memcpy(high, prefix, len + 1);
+	high[len - 1]++;
+	ret = store->ops->find_run_ids(store, prefix, high, ids, MAX_CANDIDATES + 1, &count,
+				       err, errlen);
+	if (ret < 0)
+		return ret;
+	if (count && strcmp(ids[0], prefix) == 0) /* a whole id sorts before its extensions */
+		count = 1;
+	else if (len < TD_RUN_ID_MIN_PREFIX) {
+		snprintf(err, errlen, "run id '%s' is too short: give the whole id or at least its "
+			 "first %d characters", prefix, TD_RUN_ID_MIN_PREFIX);
+		return -EINVAL;
+	}
+	if (count == 0) {
+		snprintf(err, errlen, "no run '%s' in %s; list the stored runs with 'topdown list'",
+			 prefix, td_store_location(store));
+		return -ENOENT;
+	}
+	if (count > 1)
+		return ambiguous(prefix, ids, count, err, errlen);
+	memcpy(id, ids[0], TD_RUN_ID_LEN);
+	return 0;
+}
+
+/* ---- metric rows ---- */
+
+static bool valid_scope(enum td_metric_scope scope)
+{
+	return scope == TD_SCOPE_THREAD || scope == TD_SCOPE_GROUP || scope == TD_SCOPE_PROCESS;
+}
+
+int td_store_read_metrics(struct td_store *store, const struct td_run_filter *runs,
+			  const struct td_metric_filter *metrics,
+			  struct td_run_metrics **out, size_t *count, char *err, size_t errlen)
+{
+	static const struct td_run_filter any_run;
+	static const struct td_metric_filter process_rows = { .scope = TD_SCOPE_PROCESS };
+	struct td_metric_filter filter;
+
+	if (!store || !out || !count)
+		return caller_bug(err, errlen, "read metrics");
+	*out = NULL;
+	*count = 0;
+	filter = metrics ? *metrics : process_rows;
+	if (!valid_scope(filter.scope)) {
+		snprintf(err, errlen, "cannot read metric rows of scope %d, which does not exist; "
+			 "this is a bug in the caller", (int)filter.scope);
+		return -EINVAL;
+	}
+	if (filter.min_value == 0)
+		filter.min_value = NAN;
+	return store->ops->read_metrics(store, runs ? runs : &any_run, &filter, out, count,
+					err, errlen);
+}
+
+static void metric_rows_free(struct td_metric_row *rows, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		free(rows[i].scope_key);
+		free(rows[i].path);
+		free(rows[i].parent);
+	}
+	free(rows);
+}
+
+void td_run_metrics_free(struct td_run_metrics *items, size_t count)
+{
+	for (size_t i = 0; items && i < count; i++) {
+		td_run_summary_release(&items[i].run);
+		metric_rows_free(items[i].rows, items[i].nr_rows);
+	}
+	free(items);
+}
+
+int td_metrics_result_add_run(struct td_metrics_result *r, long long key,
+			      struct td_run_summary *summary)
+{
+	struct td_run_metrics *items = td_grow(r->items, &r->cap, r->count, sizeof(*items));
+	long long *keys;
+
+	if (items)
+		r->items = items;
+	keys = items ? td_grow(r->keys, &r->key_cap, r->count, sizeof(*keys)) : NULL;
+	if (!keys) {
+		td_run_summary_release(summary);
+		return -ENOMEM;
+	}
+	r->keys = keys;
+	r->keys[r->count] = key;
+	r->items[r->count++] = (struct td_run_metrics){ .run = *summary };
+	return 0;
+}
+
+static int compare_by_key(const void *a, const void *b, void *keys_arg)
+{
+	const long long *keys = keys_arg;
+	long long x = keys[*(const size_t *)a], y = keys[*(const size_t *)b];
+
+	return (x > y) - (x < y);
+}
+
+/* The rows gathered so far go to the current item. */
+static void settle_rows(struct td_metrics_result *r)
+{
+	if (r->current < r->count) {
+		r->items[r->current].rows = r->rows.metrics;
+		r->items[r->current].nr_rows = r->rows.nr_metrics;
+	}
+	r->rows.metrics = NULL;
+	r->rows.nr_metrics = r->rows.cap_metrics = 0;
+}
+
+/* Makes the run with key the current item; -EIO when there is none. */
+static int select_run(struct td_metrics_result *r, long long key)
+{
+	size_t lo = 0, hi = r->count;
+
+	if (!r->by_key) {
+		r->by_key = calloc(r->count + 1, sizeof(*r->by_key));
+		if (!r->by_key)
+			return -ENOMEM;
+		for (size_t i = 0; i < r->count; i++)
+			r->by_key[i] = i;
+		qsort_r(r->by_key, r->count, sizeof(*r->by_key), compare_by_key, r->keys);
+		r->current = r->count;
+	}
+	settle_rows(r);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->keys[r->by_key[mid]] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Rows come grouped by run: a run seen before would lose its rows. */
+	if (lo == r->count || r->keys[r->by_key[lo]] != key || r->items[r->by_key[lo]].rows)
+		return -EIO;
+	r->current = r->by_key[lo];
+	return 0;
+}
+
+int td_metrics_result_add_row(struct td_metrics_result *r, long long key,
+			      const struct td_metric_row *row)
+{
+	int ret = 0;
+
+	if (!r->by_key || r->keys[r->current] != key)
+		ret = select_run(r, key);
+	return ret < 0 ? ret : td_run_add_metric(&r->rows, row);
+}
+
+int td_metrics_result_finish(struct td_metrics_result *r, int ret,
+			     struct td_run_metrics **out, size_t *count)
+{
+	size_t kept = 0;
+
+	settle_rows(r);
+	free(r->keys);
+	free(r->by_key);
+	if (ret < 0) {
+		td_run_metrics_free(r->items, r->count);
+		return ret;
+	}
+	/* A run whose rows went away between the two queries is left out. */
+	for (size_t i = 0; i < r->count; i++) {
+		if (r->items[i].nr_rows)
+			r->items[kept++] = r->items[i];
+		else
+			td_run_summary_release(&r->items[i].run);
+	}
+	if (!kept) {
+		free(r->items);
+		r->items = NULL;
+	}
+	*out = r->items;
+	*count = kept;
+	return 0;
+}
+
+/* ---- deleting ---- */
+
+#define DEFAULT_DELETE_BATCH 100
+
+int td_store_delete_runs(struct td_store *store, const struct td_run_filter *filter,
+			 size_t batch, size_t *deleted, char *err, size_t errlen)
+{
+	static const struct td_run_filter every_run;
+	struct td_run_filter f;
+	size_t gone;
+	int ret;
+
+	if (!store || !deleted)
+		return caller_bug(err, errlen, "delete runs");
+	*deleted = 0;
+	f = filter ? *filter : every_run;
+	f.limit = 0;
+	if (!batch)
+		batch = DEFAULT_DELETE_BATCH;
+	do {
+		gone = 0;
+		ret = store->ops->delete_batch(store, &f, batch, &gone, err, errlen);
+		*deleted += gone;
+	} while (ret == 0 && gone == batch);
+	return ret;
+}
+
+/* ---- shared by the backends ---- */
+
+char *td_like_suffix_pattern(const char *node)
+{
+	char *pattern = malloc(2 * strlen(node) + 3), *p = pattern;
+
+	if (!pattern)
+		return NULL;
+	*p++ = '%';
+	*p++ = '.';
+	for (; *node; node++) {
+		if (*node == '%' || *node == '_' || *node == '\\')
+			*p++ = '\\';
+		*p++ = *node;
+	}
+	*p = '\0';
+	return pattern;
+}
+
+#define WHOLE_RUN_SEQ -1
+
+int td_run_take_summary(struct td_run *run, struct td_run_summary *sum)
+{
+	memcpy(run->id, sum->id, sizeof(run->id));
+	run->started_ns = sum->started_ns;
+	run->ended_ns = sum->ended_ns;
+	run->process = sum->process;
+	run->level = sum->level;
+	run->collector = sum->collector;
+	run->labels = sum->labels;
+	run->dropped = sum->dropped;
+	run->partial = sum->partial;
+	if (sum->nr_threads && !(run->threads = calloc(sum->nr_threads, sizeof(*run->threads))))
+		return -ENOMEM;
+	run->nr_threads = sum->nr_threads;
+	return 0;
+}
+
+int td_run_append_interval(struct td_run *run, size_t *cap, int64_t seq, int64_t start_ns,
+			   int64_t end_ns, int64_t nr_threads)
+{
+	struct td_interval *grown, *iv;
+
+	if (nr_threads < 0 || seq < 0 || seq > UINT32_MAX ||
+	    (run->nr_intervals && seq <= run->intervals[run->nr_intervals - 1].seq))
+		return -EIO;
+	grown = td_grow(run->intervals, cap, run->nr_intervals, sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	run->intervals = grown;
+	iv = &run->intervals[run->nr_intervals];
+	*iv = (struct td_interval){ .seq = (uint32_t)seq, .start_ns = start_ns, .end_ns = end_ns };
+	if (nr_threads && !(iv->threads = calloc((size_t)nr_threads, sizeof(*iv->threads))))
+		return -ENOMEM;
+	iv->nr_threads = (size_t)nr_threads;
+	run->nr_intervals++;
+	return 0;
+}
+
+static int compare_seq(const void *key, const void *item)
+{
+	int64_t seq = *(const int64_t *)key;
+	uint32_t other = ((const struct td_interval *)item)->seq;
+
+	return seq < other ? -1 : seq > other;
+}
+
+struct td_thread_row *td_run_thread_slot(struct td_run *run, int64_t interval_seq,
+					 int64_t ordinal)
+{
+	struct td_thread_row *threads = run->threads;
+	size_t nr_threads = run->nr_threads;
+
+	if (interval_seq != WHOLE_RUN_SEQ) {
+		struct td_interval *iv = bsearch(&interval_seq, run->intervals, run->nr_intervals,
+						 sizeof(*iv), compare_seq);
+
+		if (!iv)
+			return NULL;
+		threads = iv->threads;
+		nr_threads = iv->nr_threads;
+	}
+	return ordinal >= 0 && (uint64_t)ordinal < nr_threads ? &threads[ordinal] : NULL;
+}
+
+static const char *const scope_names[] = {
+	[TD_SCOPE_THREAD] = "thread",
+	[TD_SCOPE_GROUP] = "group",
+	[TD_SCOPE_PROCESS] = "process",
+};
+
+#define NR_SCOPES (sizeof(scope_names) / sizeof(scope_names[0]))
+
+const char *td_scope_name(enum td_metric_scope scope)
+{
+	return scope_names[scope];
+}
+
+int td_scope_parse(const char *name)
+{
+	for (size_t i = 0; name && i < NR_SCOPES; i++)
+		if (strcmp(name, scope_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+char *td_labels_to_json(const struct td_labels *labels)
+{
+	json_t *obj = json_object();
+	char *text = NULL;
+	size_t i;
+
+	for (i = 0; obj && i < labels->count; i++)
+		if (json_object_set_new(obj, labels->items[i].key,
+					json_string(labels->items[i].value)) < 0)
+			break;
+	if (obj && i == labels->count)
+		text = json_dumps(obj, JSON_COMPACT);
+	json_decref(obj);
+	return text;
+}
+
+char *td_event_names_to_json(const struct td_run *run)
+{
+	json_t *array = json_array();
+	char *text = NULL;
+	size_t i;
+
+	for (i = 0; array && i < run->nr_events; i++)
+		if (json_array_append_new(array, json_string(run->event_names[i])) < 0)
+			break;
+	if (array && i == run->nr_events)
+		text = json_dumps(array, JSON_COMPACT);
+	json_decref(array);
+	return text;
+}
+
+int td_labels_from_json(const char *text, struct td_labels *labels)
+{
+	json_t *obj = text ? json_loads(text, 0, NULL) : NULL;
+	const char *key;
+	json_t *value;
+	int ret = json_is_object(obj) ? 0 : -EIO;
+
+	json_object_foreach(obj, key, value) {
+		if (!json_is_string(value))
+			ret = -EIO;
+		else if (td_labels_set(labels, key, json_string_value(value)) < 0)
+			ret = -ENOMEM;
+		if (ret < 0)
+			break;
+	}
+	json_decref(obj);
+	return ret;
+}
+
+int td_event_names_from_json(const char *text, struct td_run *run)
+{
+	json_t *array = text ? json_loads(text, 0, NULL) : NULL;
+	size_t n = json_array_size(array);
+	int ret = json_is_array(array) && n <= TD_MAX_EVENTS ? 0 : -EIO;
+
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		const char *name = json_string_value(json_array_get(array, i));
+
+		if (!name)
+			ret = -EIO;
+		else if (!(run->event_names[i] = strdup(name)))
+			ret = -ENOMEM;
+		else
+			run->nr_events = i + 1;
+	}
+	json_decref(array);
+	return ret;
 }

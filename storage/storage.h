@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Storage of runs. Callers see one interface; the backend (SQLite today)
- * is chosen by name when the store is opened. Storage keeps what it is
- * given: it knows the shape of a run, not what the numbers mean.
+ * Storage of runs. Callers see one interface; the backend (SQLite or
+ * PostgreSQL) is chosen by name when the store is opened, and both answer
+ * every call the same way. Storage keeps what it is given: it knows the
+ * shape of a run, not what the numbers mean.
  *
  * Every function returns 0 or a negative errno and, on failure, writes one
  * sentence naming the problem and its fix into err.
@@ -20,8 +21,10 @@
 struct td_store;
 
 struct td_store_config {
-	const char *backend; /* NULL or "sqlite" (default) */
+	const char *backend; /* NULL or "sqlite" (default), or "postgresql" */
 	const char *path;    /* SQLite file; NULL: td_store_default_path(NULL, ...) */
+	const char *dsn;     /* PostgreSQL connection string, as libpq takes it:
+			      * "postgresql://user@host:5432/db" or "host=... dbname=..." */
 };
 
 /*
@@ -35,6 +38,12 @@ int td_store_default_path(const char *flag_path, char *buf, size_t len,
  * cfg may be NULL for all defaults. */
 struct td_store *td_store_open(const struct td_store_config *cfg, char *err, size_t errlen);
 void td_store_close(struct td_store *store);
+
+/*
+ * Where the store is, for messages: the SQLite file, or the PostgreSQL
+ * user, host, port and database (never the password).
+ */
+const char *td_store_location(const struct td_store *store);
 
 /*
  * Writes the whole run in one transaction: on any failure nothing of it
@@ -57,8 +66,10 @@ int td_store_read_run(struct td_store *store, const char *run_id, struct td_run 
 struct td_run_filter {
 	const struct td_labels *labels; /* all must match (AND); NULL or empty: any */
 	const char *process;            /* exact; NULL: any */
+	const char *run_id;             /* exact (see td_store_resolve_run_id); NULL: any */
 	int64_t since_ns;               /* runs started at or after (Unix epoch ns); 0: any */
-	size_t limit;                   /* 0: no limit */
+	int64_t before_ns;              /* runs started before (Unix epoch ns); 0: any */
+	size_t limit;                   /* the newest this many; 0: no limit */
 };
 
 /* What a listing shows of a run, without its threads and metrics. */
@@ -81,5 +92,66 @@ struct td_run_summary {
 int td_store_list_runs(struct td_store *store, const struct td_run_filter *filter,
 		       struct td_run_summary **out, size_t *count, char *err, size_t errlen);
 void td_run_summaries_free(struct td_run_summary *summaries, size_t count);
+/* One summary: a deep copy (-ENOMEM, dst then holds nothing), and freeing
+ * what it points to. */
+int td_run_summary_copy(struct td_run_summary *dst, const struct td_run_summary *src);
+void td_run_summary_release(struct td_run_summary *summary);
+
+/* How a scope is spelled in the database and in exports: "thread",
+ * "group" or "process". */
+const char *td_scope_name(enum td_metric_scope scope);
+
+/* Run ids as users type them: the whole id, or a prefix of at least this
+ * many characters that only one stored run starts with. */
+#define TD_RUN_ID_MIN_PREFIX 8
+
+/*
+ * The stored run text names, copied into id. -EINVAL when text cannot be
+ * a run id or is a prefix shorter than TD_RUN_ID_MIN_PREFIX; -ENOENT when
+ * no run matches; -ENOTUNIQ when several do (err lists some of them).
+ */
+int td_store_resolve_run_id(struct td_store *store, const char *text, char id[TD_RUN_ID_LEN],
+			    char *err, size_t errlen);
+
+/*
+ * Which whole-run metric rows td_store_read_metrics() returns (interval
+ * rows are never returned): those of one scope, narrowed by the rest.
+ */
+struct td_metric_filter {
+	enum td_metric_scope scope;
+	const char *scope_key; /* exact; NULL: every key of that scope */
+	const char *node;      /* a dotted path, or its end after a dot
+				* ("DRAM_Bound"); NULL: every node */
+	int min_level;         /* rows with level >= min_level (1: tree nodes only) */
+	int max_level;         /* rows with level <= max_level; 0: no bound */
+	double min_value;      /* rows with value >= min_value; NaN or 0: no bound */
+};
+
+/* A run and the metric rows of it a filter asked for, in written order. */
+struct td_run_metrics {
+	struct td_run_summary run;
+	size_t nr_rows;
+	struct td_metric_row *rows;
+};
+
+/*
+ * The runs matching runs (NULL: all), newest first, each with its rows
+ * matching metrics (NULL: every process row); runs without such rows are
+ * left out (runs->limit counts the runs returned). A new array of *count entries (NULL when
+ * none); free it with td_run_metrics_free().
+ */
+int td_store_read_metrics(struct td_store *store, const struct td_run_filter *runs,
+			  const struct td_metric_filter *metrics,
+			  struct td_run_metrics **out, size_t *count, char *err, size_t errlen);
+void td_run_metrics_free(struct td_run_metrics *items, size_t count);
+
+/*
+ * Deletes the runs matching filter (NULL or empty: every run) with
+ * everything they hold, oldest first, batch runs per transaction, so a
+ * collector writing at the same time never waits long. *deleted counts
+ * the runs gone, also when a later batch fails. filter->limit is ignored.
+ */
+int td_store_delete_runs(struct td_store *store, const struct td_run_filter *filter,
+			 size_t batch, size_t *deleted, char *err, size_t errlen);
 
 #endif

@@ -38,10 +38,11 @@ for t in "$out"/tests/test_*; do
 	[ -x "$t" ] && run_binary "$(basename "$t")" "$t"
 done
 
-echo "== the same tests under ASan+UBSan ($out/asan)"
+echo "== the same tests under ASan+UBSan ($out/asan), the binary they run too"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 for t in "$out"/asan/tests/test_*; do
-	[ -x "$t" ] && run_binary "asan/$(basename "$t")" "$t"
+	[ -x "$t" ] && TD_TOPDOWN="$out/asan/topdown" TD_WORKLOAD="$out/td-workload" \
+		run_binary "asan/$(basename "$t")" "$t"
 done
 
 echo "== unit tests under valgrind"
@@ -66,6 +67,32 @@ for f in "$out"/fuzz/fuzz_*; do
 	fi
 	rm -rf "$corpus" "$corpus.log"
 done
+
+echo "== MCP clients: the official SDK and the Inspector (tests/mcp, node --test)"
+mcp_log=$(mktemp)
+if ! command -v npm >/dev/null; then
+	echo "[  SKIPPED ] tests/mcp: node and npm are not installed"
+	skipped=$((skipped + 1))
+elif [ ! -d tests/mcp/node_modules ] && ! (cd tests/mcp && npm ci --no-audit --no-fund) >"$mcp_log" 2>&1; then
+	cat "$mcp_log"
+	echo "[  FAILED  ] tests/mcp: npm ci could not install the pinned clients"
+	failed=$((failed + 1))
+	failures+=("tests/mcp")
+else
+	(export TD_TOPDOWN; TD_TOPDOWN=$(realpath "$out/topdown")
+	 cd tests/mcp && node --test --test-reporter=tap) >"$mcp_log" 2>&1
+	rc=$?
+	grep -E '^(not )?ok |^# (tests|pass|fail|skipped)' "$mcp_log"
+	grep -q '^# fail 0' "$mcp_log" || cat "$mcp_log"
+	n=$(sed -n 's/^# pass //p' "$mcp_log"); passed=$((passed + ${n:-0}))
+	n=$(sed -n 's/^# fail //p' "$mcp_log"); failed=$((failed + ${n:-0}))
+	n=$(sed -n 's/^# skipped //p' "$mcp_log"); skipped=$((skipped + ${n:-0}))
+	if [ $rc -ne 0 ]; then
+		grep -q '^# fail [1-9]' "$mcp_log" || failed=$((failed + 1))
+		failures+=("tests/mcp")
+	fi
+fi
+rm -f "$mcp_log"
 
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -17,6 +17,7 @@
 
 #include "e2e.h"
 #include "labels.h"
+#include "pmu.h"
 #include "storage.h"
 
 struct result {
@@ -142,6 +143,16 @@ static void test_bad_arguments_are_refused(void **state)
 	{ const char *a[] = { "collect", "--pid", "1", "--frob", NULL }; expect_refusal(a, "unknown option, or one missing its value: '--frob'"); }
 	{ const char *a[] = { "list", "--limit", NULL }; expect_refusal(a, "'--limit'"); }
 	{ const char *a[] = { "list", "--limit", "0", "--db", db_path, NULL }; expect_refusal(a, "--limit"); }
+	{ const char *a[] = { "collect", "--pid", "1", "--level", "2", "--events", "task-clock", "--db", db_path, NULL };
+	  expect_refusal(a, "--events replaces the Top-Down counters"); }
+	{ const char *a[] = { "collect", "--pid", "1", "--cpu-model", "pentium", "--db", db_path, NULL };
+	  struct result r;
+
+	  expect_refusal(a, "unknown CPU model 'pentium'; known models: ");
+	  run_topdown(&r, a);
+	  assert_int_equal(r.status, 2);
+	  assert_non_null(strstr(r.err, " spr, "));
+	  assert_non_null(strstr(r.err, " neoverse-v2, ")); }
 }
 
 static void test_collect_errors_store_nothing(void **state)
@@ -264,6 +275,71 @@ static void test_collect_json_and_list(void **state)
 	json_decref(root);
 }
 
+static size_t count_matches(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/*
+ * On a host without a PMU (this VM), a Top-Down collection still stores
+ * the scheduling figures and software counters, with no metric rows, and
+ * says why once.
+ */
+static void test_level2_without_pmu_stores_threads_only(void **state)
+{
+	struct td_store_config config = { .path = db_path };
+	char pid[16], why[256], err[512];
+	struct td_store *store;
+	struct td_run *run = NULL;
+	struct result r;
+	json_t *root;
+	pid_t child;
+	int go;
+
+	(void)state;
+	e2e_require_bpf();
+	if (td_pmu_hardware_available(why, sizeof(why))) {
+		print_message("SKIP: this host has hardware counters; the no-PMU path needs a host without them\n");
+		skip();
+	}
+	child = e2e_spawn_workload(&go, NULL, "--duration-ms", "2000", NULL);
+	assert_int_equal(write(go, "g", 1), 1);
+	snprintf(pid, sizeof(pid), "%d", child);
+	{
+		const char *a[] = { "collect", "--pid", pid, "--level", "2", "--duration", "1s", "--interval", "500ms",
+				    "--json", "--db", db_path, NULL };
+		run_topdown(&r, a);
+	}
+	close(go);
+	waitpid(child, NULL, 0);
+	print_message("  %s", r.err);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(count_lines(r.err), 1);
+	assert_int_equal(count_matches(r.err, "TMA unavailable"), 1);
+	assert_non_null(strstr(r.err, "no hardware PMU"));
+	root = json_loads(r.out, 0, NULL);
+	assert_non_null(root);
+	assert_non_null(json_object_get(json_object_get(root, "tma"), "unavailable"));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(root, "labels"), "tma_level")), "2");
+
+	store = td_store_open(&config, err, sizeof(err));
+	assert_non_null(store);
+	if (td_store_read_run(store, json_string_value(json_object_get(root, "run_id")), &run, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(run->level, 2);
+	assert_true(run->nr_threads >= 2); /* the workload's main thread and spinner at least */
+	assert_int_equal(run->nr_metrics, 0);
+	assert_int_equal(run->nr_events, 1);
+	assert_string_equal(run->event_names[0], "task-clock");
+	td_run_free(run);
+	td_store_close(store);
+	json_decref(root);
+}
+
 /* SIGINT ends the window early; the run is kept and marked partial. */
 static void test_interrupted_collect_stores_partial_run(void **state)
 {
@@ -301,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_collect_errors_store_nothing),
 		cmocka_unit_test(test_unprivileged_collect_is_refused),
 		cmocka_unit_test(test_collect_json_and_list),
+		cmocka_unit_test(test_level2_without_pmu_stores_threads_only),
 		cmocka_unit_test(test_interrupted_collect_stores_partial_run),
 	};
 

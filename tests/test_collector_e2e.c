@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
+
 #include "e2e.h"
 #include "collector.h"
 #include "events.h"
@@ -345,6 +347,209 @@ static void test_missing_targets_are_errors(void **state)
 	assert_non_null(strstr(err, "no running process is named 'no-such-proc-x'"));
 }
 
+/* --- rotation: more events than one group holds, counted in turn --- */
+
+#define ROTATION_EVENTS 10
+#define ROTATION_GROUP 4      /* the forced budget: groups of 4, 4 and 2 */
+#define ROTATION_INTERVALS 6  /* each group twice */
+#define ROTATION_INTERVAL_MS 300
+
+/* task-clock leads group 0 and cpu-clock group 2: both clocks, counted at different times. */
+static size_t rotation_events(struct td_event *events)
+{
+	char err[256];
+	size_t n = 0;
+
+	assert_int_equal(td_event_list_parse("task-clock,context-switches,cpu-migrations,page-faults,"
+					     "minor-faults,major-faults,alignment-faults,emulation-faults,cpu-clock",
+					     events, ROTATION_EVENTS, &n, err, sizeof(err)), 0);
+	events[n++] = (struct td_event){ "dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, 0, 0 };
+	return n;
+}
+
+/*
+ * One interval's spinner row: the group active then (interval % 3) is
+ * counted, every other event is NaN with running fraction 0; and no count
+ * is a bogus delta across a switch (which would be off by the whole
+ * count of another event, or wrap around to ~1.8e19).
+ */
+static void check_rotation_interval(const struct td_thread_row *row, size_t interval, double interval_ns)
+{
+	size_t group = interval % 3;
+
+	for (size_t e = 0; e < ROTATION_EVENTS; e++) {
+		const struct td_counter_value *v = &row->counters[e];
+
+		if (e / ROTATION_GROUP == group) {
+			assert_false(isnan(v->value));
+			assert_true(v->running_fraction > 0.99); /* software events always run */
+			assert_true(v->value >= 0 && v->value <= 1.1 * interval_ns);
+		} else {
+			assert_true(isnan(v->value));
+			assert_true(v->running_fraction == 0.0);
+		}
+	}
+	if (group == 0) /* the thread's switches, as the scheduler counts them */
+		assert_true(row->counters[1].value <= row->voluntary_switches + row->involuntary_switches + 5);
+}
+
+/*
+ * Ten software events, groups of four: each event is counted one interval
+ * in three, whole-run counts are scaled by the share of time counted, and
+ * those shares are recorded.
+ *
+ * Scaling: a whole-run clock count, extrapolated from the intervals it
+ * was counted in, must be the spinner's on-CPU time (the scheduler's
+ * figure) times the rate its clocks tick at, less the moments each
+ * rotation discards (from the drain's read to the rotation's, measured
+ * here as an upper bound: about a millisecond each). Idle, that rate is 1
+ * and the result within 1%. But in this KVM guest perf's clocks drift
+ * from the scheduler's runtime when other work preempts the spinner: the
+ * rate then moves between intervals, by 5-10% under a concurrent test
+ * suite (measured), and no extrapolation can know the rate of intervals
+ * it did not count. So the rate is measured in every interval that
+ * counted a clock (task-clock or cpu-clock, which agree to 0.1% on the
+ * same thread), and the scaled count must lie between the lowest and the
+ * highest rate times the on-CPU time, with the suite's 2% beyond them.
+ * The faults this test exists to catch are far larger: an unscaled count
+ * is 3x off, a delta across a switch 1e9 or more, a count charged twice 2x.
+ *
+ * Each event's recorded fraction is its group's share of the spinner's
+ * counted time: the same for the events of a group, and the three groups'
+ * shares add up to 1 (every counted moment belongs to one group). Each is
+ * about 1/3, but on a loaded machine the spinner runs more in some
+ * intervals than in others, so it is checked against the share of the
+ * spinner's on-CPU time that fell in that group's intervals. Counted time
+ * is measured on perf's clock and on-CPU time on the scheduler's, which
+ * drift apart per switch-in (above); when other work preempts the spinner
+ * unevenly across intervals, the shares move by up to ~0.03, hence 0.05.
+ */
+static void test_rotation_counts_each_group_in_turn(void **state)
+{
+	struct td_event events[ROTATION_EVENTS];
+	pid_t self = getpid();
+	struct td_collector_opts opts = { .pids = &self, .nr_pids = 1, .events = events,
+					  .max_group_events = ROTATION_GROUP };
+	struct td_thread_row *rows;
+	const struct td_thread_row *row;
+	struct td_collector *c;
+	pthread_t thread;
+	size_t nr_rows, counted[ROTATION_EVENTS] = { 0 };
+	double discarded_ns = 0, group_oncpu[3] = { 0 }, all_oncpu = 0, min_rate = INFINITY, max_rate = 0;
+	char err[512] = "";
+
+	(void)state;
+	e2e_require_bpf();
+	opts.nr_events = rotation_events(events);
+	atomic_store(&spinner_stop, false);
+	assert_int_equal(pthread_create(&thread, NULL, spin, NULL), 0);
+	usleep(50 * 1000);
+	c = td_collector_new(&opts, err, sizeof(err));
+	if (!c)
+		fail_msg("collector: %s", err);
+	for (size_t i = 0; i < ROTATION_INTERVALS; i++) {
+		struct td_interval interval = { 0 };
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		usleep(ROTATION_INTERVAL_MS * 1000);
+		assert_int_equal(td_collector_drain(c, &interval, err, sizeof(err)), 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		row = find_tid(interval.threads, interval.nr_threads, atomic_load(&spinner_tid));
+		assert_non_null(row);
+		check_rotation_interval(row, i, (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec));
+		for (size_t e = 0; e < ROTATION_EVENTS; e++)
+			counted[e] += !isnan(row->counters[e].value);
+		group_oncpu[i % 3] += row->oncpu_ns;
+		all_oncpu += row->oncpu_ns;
+		if (i % 3 != 1) { /* task-clock counted in group 0, cpu-clock in group 2 */
+			double rate = row->counters[i % 3 == 0 ? 0 : 8].value / row->oncpu_ns;
+
+			min_rate = fmin(min_rate, rate);
+			max_rate = fmax(max_rate, rate);
+		}
+		free(interval.threads);
+		if (i + 1 < ROTATION_INTERVALS) {
+			assert_int_equal(td_collector_rotate(c, err, sizeof(err)), 0);
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			discarded_ns += (t0.tv_sec - t1.tv_sec) * 1e9 + (t0.tv_nsec - t1.tv_nsec);
+		}
+	}
+	atomic_store(&spinner_stop, true);
+	pthread_join(thread, NULL);
+
+	for (size_t e = 0; e < ROTATION_EVENTS; e++)
+		assert_int_equal(counted[e], ROTATION_INTERVALS / 3);
+	assert_int_equal(td_collector_totals(c, &rows, &nr_rows), 0);
+	row = find_tid(rows, nr_rows, atomic_load(&spinner_tid));
+	assert_non_null(row);
+	for (size_t e = 0; e < ROTATION_EVENTS; e++) {
+		double share = group_oncpu[e / ROTATION_GROUP] / all_oncpu;
+		double group_first = row->counters[e / ROTATION_GROUP * ROTATION_GROUP].running_fraction;
+
+		print_message("  %-20s counted %.3f of the time; its intervals had %.3f of the on-CPU time\n",
+			      events[e].name, row->counters[e].running_fraction, share);
+		/* The on-CPU time that falls in a rotation is discarded; under ASan a
+		 * rotation takes tens of ms, so allow a tenth of the run. */
+		assert_true(fabs(row->counters[e].running_fraction - share) <= 0.10);
+		assert_true(fabs(row->counters[e].running_fraction - group_first) <= 0.001); /* read microseconds apart */
+	}
+	assert_true(fabs(row->counters[0].running_fraction + row->counters[4].running_fraction +
+			 row->counters[8].running_fraction - 1) <= 0.001);
+	print_message("  rotations discarded at most %.2f ms of counter time\n", discarded_ns / 1e6);
+	print_message("  the spinner's clocks ticked at %.4f to %.4f of its on-CPU time\n", min_rate, max_rate);
+	for (size_t e = 0; e < ROTATION_EVENTS; e += 8) { /* task-clock, cpu-clock */
+		double scaled = row->counters[e].value, oncpu = row->oncpu_ns;
+
+		print_message("  spinner scaled %-10s %.0f, on-CPU ns %.0f, off by %.2f%%\n", events[e].name, scaled,
+			      oncpu, 100 * (scaled - oncpu) / oncpu);
+		assert_true(scaled <= max_rate * oncpu * (1 + TOLERANCE));
+		assert_true(scaled >= min_rate * (oncpu - discarded_ns) * (1 - TOLERANCE));
+	}
+	assert_int_equal(td_collector_dropped(c), 0);
+	free(rows);
+	td_collector_free(c);
+}
+
+/* Refused before anything loads: a malformed plan, too many events. */
+static void test_bad_plans_are_errors(void **state)
+{
+	pid_t self = getpid();
+	struct td_counter_plan bad_index = { .nr_groups = 1, .groups[0] = { .nr_events = 1, .events = { 1 } } };
+	struct td_counter_plan empty_group = { .nr_groups = 1 };
+	struct td_collector_opts opts = { .pids = &self, .nr_pids = 1, .events = &task_clock, .nr_events = 1 };
+	static struct td_event many[TD_MAX_EVENTS + 1];
+	char err[512] = "";
+
+	(void)state;
+	opts.plan = &bad_index;
+	assert_null(td_collector_new(&opts, err, sizeof(err)));
+	assert_non_null(strstr(err, "counter group 0 is malformed"));
+	opts.plan = &empty_group;
+	assert_null(td_collector_new(&opts, err, sizeof(err)));
+	assert_non_null(strstr(err, "counter group 0 is malformed"));
+	opts.plan = NULL;
+	opts.events = many;
+	opts.nr_events = TD_MAX_EVENTS + 1;
+	assert_null(td_collector_new(&opts, err, sizeof(err)));
+	assert_non_null(strstr(err, "more than the"));
+}
+
+/* An event the kernel refuses: nothing is left open, and the message names it. */
+static void test_unopenable_event_is_an_error(void **state)
+{
+	pid_t self = getpid();
+	struct td_event bogus = { "bogus-sw", PERF_TYPE_SOFTWARE, 0x7777, 0, 0 };
+	struct td_collector_opts opts = { .pids = &self, .nr_pids = 1, .events = &bogus, .nr_events = 1 };
+	char err[512] = "";
+
+	(void)state;
+	e2e_require_bpf();
+	assert_null(td_collector_new(&opts, err, sizeof(err)));
+	print_message("  %s\n", err);
+	assert_non_null(strstr(err, "cannot open event 'bogus-sw' on CPU 0"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,6 +559,9 @@ int main(void)
 		cmocka_unit_test(test_process_started_during_window_is_followed),
 		cmocka_unit_test(test_system_wide_sees_workload),
 		cmocka_unit_test(test_missing_targets_are_errors),
+		cmocka_unit_test(test_rotation_counts_each_group_in_turn),
+		cmocka_unit_test(test_bad_plans_are_errors),
+		cmocka_unit_test(test_unopenable_event_is_an_error),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

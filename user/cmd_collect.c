@@ -5,6 +5,13 @@
  *
  * Everything the user typed is checked, and the database opened, before
  * the BPF programs load: a mistake costs nothing and stores nothing.
+ *
+ * Top-Down: unless --events names the counters, the CPU's model (or
+ * --cpu-model) and --level choose them (user/tma_events.h); after the
+ * window the kb engine computes the tree of every thread, thread-name
+ * group and process, stored with the run. Without a hardware PMU, or
+ * without definitions for the CPU, the run has the scheduling figures and
+ * the counters that do work, and one line says why there is no tree.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +29,8 @@
 
 #include "collector.h"
 #include "commands.h"
+#include "cpuinfo.h"
+#include "engine.h"
 #include "events.h"
 #include "hostinfo.h"
 #include "labels.h"
@@ -31,6 +40,9 @@
 #include "render.h"
 #include "run.h"
 #include "storage.h"
+#include "store_open.h"
+#include "tma_events.h"
+#include "tma_render.h"
 
 #define MAX_PIDS 64
 #define TABLE_ROWS 30 /* the text table shows the busiest threads; --json has all */
@@ -42,10 +54,19 @@ struct collect_args {
 	const char *process;
 	uint64_t duration_ns, interval_ns;
 	long level;
+	const char *cpu_model; /* --cpu-model: overrides detection */
 	struct td_labels user_labels;
 	struct td_event events[TD_MAX_EVENTS];
 	size_t nr_events;
 	const char *db;
+};
+
+/* The Top-Down side of a collection. */
+struct tma {
+	bool wanted;                /* no --events: the tree is what the run is for */
+	struct td_tma_setup *setup; /* the counters and groups; NULL when TMA is unavailable */
+	char unavailable[512];      /* why not, said once */
+	struct td_engine *engine;   /* after the window */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -58,14 +79,26 @@ static void request_stop(int sig)
 
 static const char usage_text[] =
 	"usage: topdown collect (--process NAME | --pid PID[,PID...] | --system-wide)\n"
-	"                       [--duration 10s] [--interval 1s] [--level 1..3] [--label key=value]...\n"
-	"                       [--events LIST] [--db PATH] [--json]\n";
+	"                       [--duration 10s] [--interval 1s] [--level 1..3] [--cpu-model NAME]\n"
+	"                       [--label key=value]... [--events LIST] [--db PATH] [--json]\n"
+	"  --level N        depth of the Top-Down tree (4 where it needs no more counters than 3)\n"
+	"  --cpu-model NAME the CPU's Top-Down model instead of the detected one (spr, neoverse-v2, zen4, ...)\n"
+	"  --events LIST    count these events instead of the Top-Down ones\n";
 
 /* One line: what is wrong, and where the options are described. */
 static int usage_error(const char *message)
 {
 	fprintf(stderr, "topdown collect: %s (topdown collect --help lists the options)\n", message);
 	return TD_EXIT_USAGE;
+}
+
+/* --cpu-model must name a model of the knowledge base. */
+static int check_cpu_model(const char *name, char *err, size_t errlen)
+{
+	const struct td_kb *kb = td_kb_load(err, errlen);
+	const struct td_model *model;
+
+	return kb ? td_tma_choose_model(kb, name, NULL, &model, err, errlen) : -EINVAL;
 }
 
 /* Parses and checks every option; returns 0 or an exit code. */
@@ -78,6 +111,7 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "level", required_argument, NULL, 'l' },
+		{ "cpu-model", required_argument, NULL, 'm' },
 		{ "label", required_argument, NULL, 'L' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "db", required_argument, NULL, 'D' },
@@ -93,14 +127,15 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 	a->level = 1;
 	optind = 1;
 	opterr = 0; /* our one-line message instead of getopt's */
-	while (!ret && (opt = getopt_long(argc, argv, "p:P:ad:i:l:L:e:D:jh", options, NULL)) != -1) {
+	while (!ret && (opt = getopt_long(argc, argv, "p:P:ad:i:l:m:L:e:D:jh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'p': a->process = optarg; targets++; break;
 		case 'P': targets++; ret = td_parse_pid_list(optarg, a->pids, MAX_PIDS, &a->nr_pids, err, sizeof(err)); break;
 		case 'a': a->system_wide = true; targets++; break;
 		case 'd': ret = td_parse_duration_ns(optarg, &a->duration_ns, err, sizeof(err)); break;
 		case 'i': ret = td_parse_duration_ns(optarg, &a->interval_ns, err, sizeof(err)); break;
-		case 'l': a->level_given = true; ret = td_parse_int_range(optarg, "--level", 1, 3, &a->level, err, sizeof(err)); break;
+		case 'l': a->level_given = true; ret = td_parse_int_range(optarg, "--level", 1, 4, &a->level, err, sizeof(err)); break;
+		case 'm': a->cpu_model = optarg; break;
 		case 'L': ret = td_labels_parse_arg(&a->user_labels, optarg, err, sizeof(err)); break;
 		case 'e': a->events_given = true;
 			ret = td_event_list_parse(optarg, a->events, TD_MAX_EVENTS, &a->nr_events, err, sizeof(err));
@@ -123,6 +158,10 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 		return usage_error("name exactly one target: --process NAME, --pid PID or --system-wide");
 	if (a->process && (!a->process[0] || strchr(a->process, '/')))
 		return usage_error("--process takes a process name (its comm or executable basename), not a path");
+	if (a->events_given && (a->level_given || a->cpu_model))
+		return usage_error("--events replaces the Top-Down counters that --level and --cpu-model choose: give one or the other");
+	if (a->cpu_model && check_cpu_model(a->cpu_model, err, sizeof(err)))
+		return usage_error(err);
 	return 0;
 }
 
@@ -153,13 +192,64 @@ static int check_host(char *err, size_t errlen)
 }
 
 /*
- * Without --events: the hardware counters TMA starts from where the host
- * has them, and always task-clock, which works everywhere.
+ * The model and the counters of a Top-Down collection at a->level. A CPU
+ * without definitions or a host without the model's PMU leaves TMA
+ * unavailable (tma->unavailable says why); a level the model cannot do
+ * is the user's mistake (an error).
  */
-static int choose_events(struct collect_args *a, bool hardware, char *err, size_t errlen)
+static int prepare_tma(const struct collect_args *a, struct tma *tma, char *err, size_t errlen)
 {
+	const struct td_kb *kb = td_kb_load(err, errlen);
+	const struct td_model *model;
+	struct td_cpuinfo cpu;
+	int ret;
+
+	if (!kb)
+		return -EINVAL;
+	if ((ret = td_cpuinfo_read("", &cpu, err, errlen)))
+		return ret;
+	if (td_tma_choose_model(kb, a->cpu_model, &cpu, &model, tma->unavailable, sizeof(tma->unavailable)))
+		return 0;
+	if (!(tma->setup = malloc(sizeof(*tma->setup)))) {
+		snprintf(err, errlen, "out of memory choosing the Top-Down counters");
+		return -ENOMEM;
+	}
+	ret = td_tma_setup(model, a->level, "", &cpu, tma->setup, err, errlen);
+	if (ret == -ENODEV) { /* the host lacks the model's PMU */
+		snprintf(tma->unavailable, sizeof(tma->unavailable), "%s", err);
+		err[0] = '\0';
+		ret = 0;
+	}
+	if (ret || tma->unavailable[0]) {
+		free(tma->setup);
+		tma->setup = NULL;
+	}
+	return ret;
+}
+
+/*
+ * The counters: --events as given; else the Top-Down ones, or when TMA
+ * is unavailable the ones that do work: task-clock everywhere, cycles
+ * and instructions where the host has hardware counters.
+ */
+static int choose_events(struct collect_args *a, struct tma *tma, char *err, size_t errlen)
+{
+	char why[256];
+	bool hardware = td_pmu_hardware_available(why, sizeof(why));
+	int ret;
+
+	tma->wanted = !a->events_given;
 	if (a->events_given)
 		return 0;
+	if (!hardware)
+		snprintf(tma->unavailable, sizeof(tma->unavailable), "%s", why);
+	else if ((ret = prepare_tma(a, tma, err, errlen)))
+		return ret;
+	if (tma->setup) {
+		a->nr_events = tma->setup->nr_events;
+		memcpy(a->events, tma->setup->events, a->nr_events * sizeof(a->events[0]));
+		return 0;
+	}
 	return td_event_list_parse(hardware ? "task-clock,cycles,instructions" : "task-clock",
 				   a->events, TD_MAX_EVENTS, &a->nr_events, err, errlen);
 }
@@ -179,7 +269,8 @@ static char *describe_target(const struct collect_args *a)
 }
 
 /* Host, target and collection labels, then the user's, which win. */
-static int build_labels(const struct collect_args *a, struct td_labels *labels, char *err, size_t errlen)
+static int build_labels(const struct collect_args *a, const struct tma *tma, struct td_labels *labels,
+			char *err, size_t errlen)
 {
 	char value[64], comm[TD_COMM_LEN];
 	pid_t first = a->nr_pids ? a->pids[0] : 0;
@@ -188,7 +279,11 @@ static int build_labels(const struct collect_args *a, struct td_labels *labels, 
 	if (ret)
 		return ret;
 	snprintf(value, sizeof(value), "%ld", a->level);
-	ret = td_labels_set(labels, "collector", "bpf") ?: td_labels_set(labels, "tma_level", value);
+	ret = td_labels_set(labels, "collector", "bpf");
+	if (!ret && tma->wanted)
+		ret = td_labels_set(labels, "tma_level", value);
+	if (!ret && tma->setup)
+		ret = td_labels_set(labels, "tma_model", tma->setup->model->name);
 	if (!ret && a->process)
 		ret = td_labels_set(labels, "comm", a->process);
 	if (!ret && first && td_proc_comm("/proc", first, comm, sizeof(comm)) == 0)
@@ -274,6 +369,8 @@ static int run_collection(struct td_collector *c, const struct collect_args *a, 
 		ret = collect_interval(c, run, end < deadline ? end : deadline, deadline, progress, err, errlen);
 		if (end >= deadline)
 			break;
+		if (!ret && !stop_requested) /* the next counter group's turn */
+			ret = td_collector_rotate(c, err, errlen);
 	}
 	if (progress)
 		fprintf(stderr, "\r\033[K");
@@ -294,9 +391,10 @@ static int compare_oncpu_desc(const void *a, const void *b)
 	return x->oncpu_ns < y->oncpu_ns ? 1 : x->oncpu_ns > y->oncpu_ns ? -1 : (int)x->tid - (int)y->tid;
 }
 
-static void print_table(const struct td_run *run, const char *db_path)
+static void print_table(const struct td_run *run, const char *db_path, bool with_counters)
 {
 	double duration_ns = run->ended_ns - run->started_ns;
+	size_t nr_events = with_counters ? run->nr_events : 0;
 	char a[32], b[32];
 	size_t exited = 0;
 
@@ -307,7 +405,7 @@ static void print_table(const struct td_run *run, const char *db_path)
 	       td_format_duration(duration_ns, a, sizeof(a)), run->nr_threads, exited,
 	       (unsigned long long)run->dropped);
 	printf("%-16s %8s %7s %8s %8s %6s %10s", "THREAD", "TID", "ONCPU%", "VOL-SW", "INVOL-SW", "MIGR", "RUNQ-WAIT");
-	for (size_t e = 0; e < run->nr_events; e++)
+	for (size_t e = 0; e < nr_events; e++)
 		printf(" %14s", run->event_names[e]);
 	printf("\n");
 	for (size_t i = 0; i < run->nr_threads && i < TABLE_ROWS; i++) {
@@ -317,7 +415,7 @@ static void print_table(const struct td_run *run, const char *db_path)
 		       100.0 * t->oncpu_ns / duration_ns, (unsigned long long)t->voluntary_switches,
 		       (unsigned long long)t->involuntary_switches, (unsigned long long)t->migrations,
 		       td_format_duration(t->runq_wait_ns, a, sizeof(a)));
-		for (size_t e = 0; e < run->nr_events; e++)
+		for (size_t e = 0; e < nr_events; e++)
 			printf(" %14s", td_format_count(t->counters[e].value, b, sizeof(b)));
 		printf("%s\n", t->exited ? "  (exited)" : "");
 	}
@@ -325,48 +423,101 @@ static void print_table(const struct td_run *run, const char *db_path)
 		printf("... %zu more threads (--json lists all)\n", run->nr_threads - TABLE_ROWS);
 }
 
-static json_t *thread_json(const struct td_run *run, const struct td_thread_row *t)
+/* Level 1 of the tree for each thread-name group, busiest first. */
+static void print_tma_table(const struct td_run *run, const struct tma *tma)
 {
-	json_t *counters = json_object();
+	const struct td_tma_setup *setup = tma->setup;
+
+	printf("\nTop-Down level 1 by thread group: %s, %s PMU, SMT %s; level %d stored; %zu counter group%s\n",
+	       setup->model->long_name, setup->pmu, setup->facts.smt_on ? "on" : "off", setup->depth,
+	       setup->plan.nr_groups, setup->plan.nr_groups == 1 ? "" : "s, one per interval in turn");
+	td_print_group_level1(stdout, run, tma->engine, TABLE_ROWS);
+	if (setup->model->notes)
+		printf("note: %s\n", setup->model->notes);
+}
+
+/* [{key_name: key, "tree": [...]}, ...] from an object of trees by key. */
+static json_t *tree_list(json_t *trees, const char *key_name)
+{
+	json_t *list = json_array(), *tree;
+	const char *key;
+
+	json_object_foreach(trees, key, tree)
+		json_array_append_new(list, json_pack("{s:s, s:O}", key_name, key, "tree", tree));
+	return list;
+}
+
+/* null without Top-Down; the reason when unavailable; else model, groups and processes. */
+static json_t *tma_json(const struct td_run *run, const struct tma *tma)
+{
+	json_t *groups, *processes, *root;
+	const struct td_model *model;
+
+	if (!tma->wanted)
+		return json_null();
+	if (!tma->engine)
+		return json_pack("{s:s}", "unavailable", tma->unavailable);
+	model = tma->setup->model;
+	groups = td_metric_trees_json(run, TD_SCOPE_GROUP);
+	processes = td_metric_trees_json(run, TD_SCOPE_PROCESS);
+	root = json_pack("{s:s, s:s, s:s?, s:i, s:s, s:b, s:i, s:I, s:o, s:o}", "model", model->name,
+			 "model_name", model->long_name, "note", model->notes, "level", tma->setup->depth,
+			 "pmu", tma->setup->pmu, "smt_on", tma->setup->facts.smt_on,
+			 "gp_counters", tma->setup->budget.gp_counters,
+			 "counter_groups", (json_int_t)tma->setup->plan.nr_groups,
+			 "groups", tree_list(groups, "group"), "processes", tree_list(processes, "pid"));
+	json_decref(groups);
+	json_decref(processes);
+	return root;
+}
+
+static json_t *thread_json(const struct td_run *run, const struct td_thread_row *t, json_t *thread_trees)
+{
+	json_t *counters = json_object(), *tree;
+	char tid[16];
 
 	for (size_t e = 0; e < run->nr_events; e++)
 		json_object_set_new(counters, run->event_names[e],
 				    isnan(t->counters[e].value) ? json_null() : json_real(t->counters[e].value));
-	return json_pack("{s:I, s:I, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:o}",
+	snprintf(tid, sizeof(tid), "%u", t->tid);
+	tree = thread_trees ? json_object_get(thread_trees, tid) : NULL;
+	return json_pack("{s:I, s:I, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:o, s:O?}",
 			 "tid", (json_int_t)t->tid, "pid", (json_int_t)t->pid, "comm", t->comm,
 			 "exited", t->exited, "oncpu_ns", (json_int_t)t->oncpu_ns,
 			 "voluntary_switches", (json_int_t)t->voluntary_switches,
 			 "involuntary_switches", (json_int_t)t->involuntary_switches,
 			 "migrations", (json_int_t)t->migrations, "runq_wait_ns", (json_int_t)t->runq_wait_ns,
-			 "counters", counters);
+			 "counters", counters, "tma", tree);
 }
 
-static void print_json(const struct td_run *run, const char *attach_kind)
+static void print_json(const struct td_run *run, const struct tma *tma, const char *attach_kind)
 {
 	json_t *labels = json_object(), *threads = json_array(), *events = json_array(), *root;
+	json_t *thread_trees = tma->engine ? td_metric_trees_json(run, TD_SCOPE_THREAD) : NULL;
 
 	for (size_t i = 0; i < run->labels.count; i++)
 		json_object_set_new(labels, run->labels.items[i].key, json_string(run->labels.items[i].value));
 	for (size_t e = 0; e < run->nr_events; e++)
 		json_array_append_new(events, json_string(run->event_names[e]));
 	for (size_t i = 0; i < run->nr_threads; i++)
-		json_array_append_new(threads, thread_json(run, &run->threads[i]));
-	root = json_pack("{s:s, s:s, s:f, s:o, s:I, s:b, s:s, s:I, s:o, s:o}",
+		json_array_append_new(threads, thread_json(run, &run->threads[i], thread_trees));
+	root = json_pack("{s:s, s:s, s:f, s:o, s:I, s:b, s:s, s:I, s:o, s:o, s:o}",
 			 "run_id", run->id, "process", run->process,
 			 "duration_s", (run->ended_ns - run->started_ns) / 1e9, "labels", labels,
 			 "dropped", (json_int_t)run->dropped, "partial", run->partial,
 			 "attach", attach_kind, "intervals", (json_int_t)run->nr_intervals,
-			 "events", events, "threads", threads);
+			 "events", events, "threads", threads, "tma", tma_json(run, tma));
+	json_decref(thread_trees);
 	json_dumpf(root, stdout, JSON_INDENT(2));
 	printf("\n");
 	json_decref(root);
 }
 
-static int fill_run(struct td_run *run, const struct collect_args *a)
+static int fill_run(struct td_run *run, const struct collect_args *a, const struct tma *tma)
 {
 	run->process = describe_target(a);
 	run->collector = strdup("bpf");
-	run->level = a->level;
+	run->level = tma->wanted ? a->level : 0;
 	run->nr_events = a->nr_events;
 	for (size_t e = 0; e < a->nr_events; e++)
 		if (!(run->event_names[e] = strdup(a->events[e].name)))
@@ -382,40 +533,69 @@ static void install_stop_handlers(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* What the user should know before the window: no tree, or too short a window for every group. */
+static void announce_tma(const struct collect_args *a, const struct tma *tma)
+{
+	uint64_t intervals = (a->duration_ns + a->interval_ns - 1) / a->interval_ns;
+
+	if (tma->wanted && !tma->setup)
+		fprintf(stderr, "topdown: TMA unavailable: %s; the run keeps the scheduling figures and the counters that work here\n",
+			tma->unavailable);
+	else if (tma->setup && intervals < tma->setup->plan.nr_groups)
+		fprintf(stderr, "topdown: level %d needs %zu counter groups, one per interval, and this window has %llu "
+			"intervals: lengthen --duration or shorten --interval to count them all\n", tma->setup->depth,
+			tma->setup->plan.nr_groups, (unsigned long long)intervals);
+}
+
+/* The engine, bound to the events the run counts; built before the window so a failure costs nothing. */
+static int new_engine(const struct td_run *run, struct tma *tma, char *err, size_t errlen)
+{
+	if (!tma->setup)
+		return 0;
+	tma->engine = td_engine_new(tma->setup->model, tma->setup->depth, (const char *const *)run->event_names,
+				    run->nr_events, &tma->setup->facts, err, errlen);
+	return tma->engine ? 0 : -EINVAL;
+}
+
 /* The collection proper, once the arguments, host and database are fine. */
-/* no_tma_reason: said once, when counting has started, if TMA cannot be had. */
-static int collect_and_store(struct collect_args *a, struct td_store *store, const char *db_path,
-			     const char *no_tma_reason, char *err, size_t errlen)
+static int collect_and_store(struct collect_args *a, struct tma *tma, struct td_store *store,
+			     const char *db_path, char *err, size_t errlen)
 {
 	struct td_collector_opts opts = {
 		.system_wide = a->system_wide, .pids = a->pids, .nr_pids = a->nr_pids,
 		.process_name = a->process, .events = a->events, .nr_events = a->nr_events,
+		.plan = tma->setup ? &tma->setup->plan : NULL,
+		.pmu_cpus = tma->setup ? tma->setup->pmu_cpus : NULL,
 	};
 	struct td_run *run = td_run_new();
 	struct td_collector *c = NULL;
-	int ret = run ? fill_run(run, a) : -ENOMEM;
+	int ret = run ? fill_run(run, a, tma) : -ENOMEM;
 
 	if (ret)
 		snprintf(err, errlen, "out of memory preparing the run");
+	if (!ret)
+		ret = new_engine(run, tma, err, errlen);
 	if (!ret && !(c = td_collector_new(&opts, err, errlen)))
 		ret = -1;
 	if (!ret) /* after the targets are known to exist */
-		ret = build_labels(a, &run->labels, err, errlen);
-	if (!ret && no_tma_reason)
-		fprintf(stderr, "topdown: TMA unavailable: %s; collecting scheduling figures and software counters only\n",
-			no_tma_reason);
+		ret = build_labels(a, tma, &run->labels, err, errlen);
 	if (!ret) {
+		announce_tma(a, tma);
 		install_stop_handlers();
 		ret = run_collection(c, a, run, err, errlen);
 	}
+	if (!ret && tma->engine)
+		ret = td_engine_compute(tma->engine, run, err, errlen);
 	if (!ret)
 		ret = td_store_write_run(store, run, err, errlen);
 	if (!ret) {
-		if (a->json)
-			print_json(run, td_collector_attach_kind(c));
-		else {
+		if (a->json) {
+			print_json(run, tma, td_collector_attach_kind(c));
+		} else {
 			qsort(run->threads, run->nr_threads, sizeof(*run->threads), compare_oncpu_desc);
-			print_table(run, db_path);
+			print_table(run, db_path, !tma->engine);
+			if (tma->engine)
+				print_tma_table(run, tma);
 		}
 	}
 	td_collector_free(c);
@@ -426,30 +606,30 @@ static int collect_and_store(struct collect_args *a, struct td_store *store, con
 int td_cmd_collect(int argc, char **argv)
 {
 	struct collect_args a = { 0 };
+	struct tma tma = { 0 };
 	struct td_store *store = NULL;
-	char err[768] = "", db_path[4096], why[256];
-	bool hardware;
+	struct td_store_flags store_flags;
+	char err[768] = "", db_path[4096];
 	int ret;
 
 	td_labels_init(&a.user_labels);
+	td_store_flags_take(&argc, argv, &store_flags);
 	ret = parse_args(argc, argv, &a);
 	if (ret) {
 		td_labels_free(&a.user_labels);
 		return ret < 0 ? 0 : ret;
 	}
-	hardware = td_pmu_hardware_available(why, sizeof(why));
 	ret = check_host(err, sizeof(err));
 	if (!ret)
-		ret = choose_events(&a, hardware, err, sizeof(err));
-	if (!ret)
-		ret = td_store_default_path(a.db, db_path, sizeof(db_path), err, sizeof(err));
-	if (!ret && !(store = td_store_open(&(struct td_store_config){ .path = db_path }, err, sizeof(err))))
+		ret = choose_events(&a, &tma, err, sizeof(err));
+	if (!ret && !(store = td_store_open_flags(&store_flags, a.db, db_path, sizeof(db_path), err, sizeof(err))))
 		ret = -1;
 	if (!ret)
-		ret = collect_and_store(&a, store, db_path, !hardware && (a.level_given || !a.events_given) ? why : NULL,
-					err, sizeof(err));
+		ret = collect_and_store(&a, &tma, store, db_path, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "topdown collect: %s\n", err[0] ? err : strerror(-ret));
+	td_engine_free(tma.engine);
+	free(tma.setup);
 	td_store_close(store);
 	td_labels_free(&a.user_labels);
 	return ret ? 1 : 0;

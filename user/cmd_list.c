@@ -14,6 +14,7 @@
 #include "parse.h"
 #include "render.h"
 #include "storage.h"
+#include "store_open.h"
 
 struct list_args {
 	struct td_labels labels;
@@ -137,18 +138,19 @@ int td_cmd_list(int argc, char **argv)
 	struct list_args a = { 0 };
 	struct td_run_summary *runs = NULL;
 	struct td_store *store = NULL;
-	char err[768] = "", db_path[4096];
+	struct td_store_flags store_flags;
+	char err[768] = "";
 	size_t count = 0;
 	int ret;
 
 	td_labels_init(&a.labels);
+	td_store_flags_take(&argc, argv, &store_flags);
 	ret = parse_args(argc, argv, &a);
 	if (ret) {
 		td_labels_free(&a.labels);
 		return ret < 0 ? 0 : ret;
 	}
-	ret = td_store_default_path(a.db, db_path, sizeof(db_path), err, sizeof(err));
-	if (!ret && !(store = td_store_open(&(struct td_store_config){ .path = db_path }, err, sizeof(err))))
+	if (!(store = td_store_open_flags(&store_flags, a.db, NULL, 0, err, sizeof(err))))
 		ret = -1;
 	if (!ret) {
 		struct timespec now;

@@ -23,6 +23,7 @@
 #include "collector.h"
 #include "pmu.h"
 #include "procmatch.h"
+#include "tma_events.h"
 #include "topdown.h"
 #include "topdown.skel.h"
 
@@ -33,11 +34,19 @@ struct track {
 	struct td_thread_stats now;  /* latest totals from the kernel */
 	struct td_thread_stats base; /* totals at the previous drain */
 	bool reported_exit;
+	__u64 counted_ns; /* the thread's counter time over all drains: what whole-run counts scale to */
 };
 
-/* Tracks live in one array; an open-addressing index finds them by key. */
+/*
+ * Tracks live in one array; an open-addressing index finds them by key.
+ * Beside each track, nr_events sums: each event's count, enabled and
+ * running time over the drains its group was active (the kernel's slot
+ * totals mix the events that took turns in a slot).
+ */
 struct track_table {
 	struct track *items;
+	struct td_slot_sum *sums; /* items[i]'s are sums[i * nr_events ...] */
+	size_t nr_events;
 	size_t count, cap;
 	uint32_t *index; /* item position + 1; 0 = empty */
 	size_t index_cap; /* power of two, kept at most half full */
@@ -47,6 +56,8 @@ struct td_collector {
 	struct topdown_bpf *skel;
 	struct ring_buffer *exit_ring;
 	struct td_pmu_counters *counters;
+	struct td_counter_plan plan;
+	size_t active_group;
 	const char *attach_kind;
 	size_t nr_events;
 	int nr_cpus;
@@ -102,13 +113,19 @@ static struct track *track_get(struct track_table *t, const struct td_thread_sta
 	if (t->count == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 256;
 		struct track *items = realloc(t->items, cap * sizeof(*items));
+		struct td_slot_sum *sums;
 
 		if (!items)
 			return NULL;
 		t->items = items;
+		sums = realloc(t->sums, (cap * t->nr_events + 1) * sizeof(*sums));
+		if (!sums)
+			return NULL;
+		t->sums = sums;
 		t->cap = cap;
 	}
 	memset(&t->items[t->count], 0, sizeof(t->items[0]));
+	memset(&t->sums[t->count * t->nr_events], 0, t->nr_events * sizeof(*t->sums));
 	t->index[slot] = ++t->count;
 	return &t->items[t->count - 1];
 }
@@ -132,9 +149,9 @@ static int on_exit_record(void *ctx, void *data, size_t size)
 	return track_update(ctx, data);
 }
 
-/* Scaled counters and scheduling figures of a thread between two totals. */
-static void row_from_delta(const struct td_thread_stats *now, const struct td_thread_stats *base,
-			   size_t nr_events, struct td_thread_row *row)
+/* The scheduling figures of a thread between two totals (base zero: since start). */
+static void row_from_sched_delta(const struct td_thread_stats *now, const struct td_thread_stats *base,
+				 struct td_thread_row *row)
 {
 	memset(row, 0, sizeof(*row));
 	row->tid = now->tid;
@@ -147,23 +164,70 @@ static void row_from_delta(const struct td_thread_stats *now, const struct td_th
 	row->involuntary_switches = now->involuntary_switches - base->involuntary_switches;
 	row->migrations = now->migrations - base->migrations;
 	row->runq_wait_ns = now->runq_wait_ns - base->runq_wait_ns;
-	for (size_t i = 0; i < nr_events; i++) {
-		double count = now->slots[i].count - base->slots[i].count;
-		double enabled = now->slots[i].enabled - base->slots[i].enabled;
-		double running = now->slots[i].running - base->slots[i].running;
-		struct td_counter_value *out = &row->counters[i];
+}
 
-		if (enabled == 0) { /* no time passed: nothing to scale */
-			out->value = count;
-			out->running_fraction = 1.0;
-		} else if (running == 0) { /* multiplexed out the whole time */
-			out->value = NAN;
-			out->running_fraction = 0.0;
-		} else {
-			out->value = count * enabled / running;
-			out->running_fraction = running / enabled;
-		}
+/* A count seen running of enabled ns, scaled to the whole enabled time. */
+static void scale_count(double count, double enabled, double running, struct td_counter_value *out)
+{
+	if (enabled == 0) { /* no time passed: nothing to scale */
+		out->value = count;
+		out->running_fraction = 1.0;
+	} else if (running == 0) { /* not counted at all */
+		out->value = NAN;
+		out->running_fraction = 0.0;
+	} else {
+		out->value = count * enabled / running;
+		out->running_fraction = running / enabled;
 	}
+}
+
+static struct td_slot_sum slot_delta(const struct td_thread_stats *now, const struct td_thread_stats *base,
+				     size_t slot)
+{
+	return (struct td_slot_sum){
+		.count = now->slots[slot].count - base->slots[slot].count,
+		.enabled = now->slots[slot].enabled - base->slots[slot].enabled,
+		.running = now->slots[slot].running - base->slots[slot].running,
+	};
+}
+
+/*
+ * A thread's row for the interval that ends now: the active group's
+ * events from their slot deltas, NaN for the events not counted.
+ */
+static void interval_row(const struct td_collector *c, const struct track *t, struct td_thread_row *row)
+{
+	const struct td_counter_group *group = &c->plan.groups[c->active_group];
+
+	row_from_sched_delta(&t->now, &t->base, row);
+	for (size_t e = 0; e < c->nr_events; e++)
+		row->counters[e] = (struct td_counter_value){ NAN, 0.0 };
+	for (size_t slot = 0; slot < group->nr_events; slot++) {
+		struct td_slot_sum d = slot_delta(&t->now, &t->base, slot);
+
+		scale_count(d.count, d.enabled, d.running, &row->counters[group->events[slot]]);
+	}
+}
+
+/* Adds the interval's slot deltas to the track's per-event sums. */
+static void accumulate(struct td_collector *c, size_t track)
+{
+	const struct td_counter_group *group = &c->plan.groups[c->active_group];
+	struct track *t = &c->tracks.items[track];
+	struct td_slot_sum *sums = &c->tracks.sums[track * c->nr_events];
+	__u64 counted = 0;
+
+	for (size_t slot = 0; slot < group->nr_events; slot++) {
+		struct td_slot_sum d = slot_delta(&t->now, &t->base, slot);
+		struct td_slot_sum *sum = &sums[group->events[slot]];
+
+		sum->count += d.count;
+		sum->enabled += d.enabled;
+		sum->running += d.running;
+		if (d.enabled > counted)
+			counted = d.enabled;
+	}
+	t->counted_ns += counted;
 }
 
 static bool track_changed(const struct track *t)
@@ -273,7 +337,10 @@ static int configure_skeleton(struct td_collector *c, const struct td_collector_
 	int ret;
 
 	s->rodata->system_wide = opts->system_wide;
-	s->rodata->nr_slots = opts->nr_events;
+	s->rodata->nr_slots = 0;
+	for (size_t g = 0; g < c->plan.nr_groups; g++)
+		if (c->plan.groups[g].nr_events > s->rodata->nr_slots)
+			s->rodata->nr_slots = c->plan.groups[g].nr_events;
 	if (opts->process_name) {
 		s->rodata->match_comm = true;
 		strncpy((char *)s->rodata->target_comm, opts->process_name, TD_TASK_COMM_LEN - 1);
@@ -318,13 +385,65 @@ static int load_and_attach(struct td_collector *c, const struct td_collector_opt
 static int open_counters(struct td_collector *c, const struct td_collector_opts *opts,
 			 char *err, size_t errlen)
 {
-	return td_pmu_open(opts->events, opts->nr_events, bpf_map__fd(c->skel->maps.counters),
-			   TD_MAX_SLOTS, &c->counters, err, errlen);
+	return td_pmu_open_plan(opts->events, &c->plan, opts->pmu_cpus, bpf_map__fd(c->skel->maps.counters),
+				TD_MAX_SLOTS, &c->counters, err, errlen);
+}
+
+/* Without a plan: the events in order, max_group_events to a group. */
+static int default_plan(const struct td_collector_opts *opts, struct td_counter_plan *plan,
+			char *err, size_t errlen)
+{
+	struct td_counter_need needs[TD_MAX_EVENTS] = { 0 };
+	unsigned per_group = opts->max_group_events ? opts->max_group_events : TD_MAX_SLOTS;
+	struct td_counter_budget budget = { .gp_counters = per_group, .group_events = per_group };
+
+	if (opts->nr_events > TD_MAX_EVENTS) {
+		snprintf(err, errlen, "%zu events are more than the %d a collection can count; name fewer events",
+			 opts->nr_events, TD_MAX_EVENTS);
+		return -EINVAL;
+	}
+	for (size_t e = 0; e < opts->nr_events; e++)
+		needs[e].name = opts->events[e].name;
+	return td_counter_plan_build(needs, opts->nr_events, &budget, plan, err, errlen);
+}
+
+/* A plan from the caller must name only the events given and fit the slots. */
+static int check_plan(const struct td_counter_plan *plan, size_t nr_events, char *err, size_t errlen)
+{
+	for (size_t g = 0; g < plan->nr_groups; g++) {
+		const struct td_counter_group *group = &plan->groups[g];
+		bool ok = group->nr_events > 0 && group->nr_events <= TD_MAX_SLOTS &&
+			  group->kernel_group <= group->nr_events;
+
+		for (size_t n = 0; ok && n < group->nr_events; n++)
+			ok = group->events[n] >= 0 && (size_t)group->events[n] < nr_events;
+		if (!ok) {
+			snprintf(err, errlen, "counter group %zu is malformed: 1 to %d events, each one of the %zu given",
+				 g, TD_MAX_SLOTS, nr_events);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int set_plan(struct td_collector *c, const struct td_collector_opts *opts, char *err, size_t errlen)
+{
+	if (!opts->plan)
+		return default_plan(opts, &c->plan, err, errlen);
+	if (opts->plan->nr_groups > TD_MAX_EVENTS || check_plan(opts->plan, opts->nr_events, err, errlen)) {
+		if (opts->plan->nr_groups > TD_MAX_EVENTS)
+			snprintf(err, errlen, "a plan of %zu counter groups is more than %d", opts->plan->nr_groups,
+				 TD_MAX_EVENTS);
+		return -EINVAL;
+	}
+	c->plan = *opts->plan;
+	return 0;
 }
 
 static int alloc_buffers(struct td_collector *c, const struct td_collector_opts *opts)
 {
 	c->nr_events = opts->nr_events;
+	c->tracks.nr_events = opts->nr_events;
 	c->self = getpid();
 	c->max_threads = opts->max_threads ? opts->max_threads : DEFAULT_MAX_THREADS;
 	c->nr_cpus = libbpf_num_possible_cpus();
@@ -362,7 +481,9 @@ struct td_collector *td_collector_new(const struct td_collector_opts *opts,
 		td_collector_free(c);
 		return NULL;
 	}
-	ret = load_and_attach(c, opts, err, errlen);
+	ret = set_plan(c, opts, err, errlen);
+	if (!ret)
+		ret = load_and_attach(c, opts, err, errlen);
 	if (!ret)
 		ret = open_counters(c, opts, err, errlen);
 	if (!ret)
@@ -394,6 +515,7 @@ void td_collector_free(struct td_collector *c)
 	free(c->batch_keys);
 	free(c->batch_values);
 	free(c->tracks.items);
+	free(c->tracks.sums);
 	free(c->tracks.index);
 	free(c);
 }
@@ -461,15 +583,16 @@ static int collect_changes(struct td_collector *c, struct td_interval *interval)
 
 		if (!track_changed(t))
 			continue;
-		row_from_delta(&t->now, &t->base, c->nr_events, &interval->threads[interval->nr_threads++]);
+		interval_row(c, t, &interval->threads[interval->nr_threads++]);
+		accumulate(c, i);
 		t->base = t->now;
 		t->reported_exit = t->now.exited;
 	}
 	return 0;
 }
 
-int td_collector_drain(struct td_collector *c, struct td_interval *interval,
-		       char *err, size_t errlen)
+/* Charges every CPU's slice in flight and brings the tracks up to the kernel's totals. */
+static int refresh_tracks(struct td_collector *c, char *err, size_t errlen)
 {
 	int ret;
 
@@ -481,16 +604,49 @@ int td_collector_drain(struct td_collector *c, struct td_interval *interval,
 	ret = ring_buffer__consume(c->exit_ring);
 	if (ret >= 0)
 		ret = read_thread_map(c);
-	if (!ret)
-		ret = ring_buffer__consume(c->exit_ring);
-	if (ret >= 0 && c->process_name)
-		ret = add_named_targets(c, NULL, err, errlen);
 	if (ret >= 0)
-		ret = collect_changes(c, interval);
+		ret = ring_buffer__consume(c->exit_ring);
 	if (ret < 0) {
-		if (!err[0])
-			snprintf(err, errlen, "draining the thread totals failed: %s", strerror(-ret));
+		snprintf(err, errlen, "draining the thread totals failed: %s", strerror(-ret));
 		return ret;
+	}
+	return 0;
+}
+
+int td_collector_drain(struct td_collector *c, struct td_interval *interval,
+		       char *err, size_t errlen)
+{
+	int ret = refresh_tracks(c, err, errlen);
+
+	if (!ret && c->process_name)
+		ret = add_named_targets(c, NULL, err, errlen);
+	if (!ret && (ret = collect_changes(c, interval)))
+		snprintf(err, errlen, "out of memory collecting the interval's threads");
+	return ret;
+}
+
+int td_collector_rotate(struct td_collector *c, char *err, size_t errlen)
+{
+	size_t next = (c->active_group + 1) % (c->plan.nr_groups ? c->plan.nr_groups : 1);
+	int ret;
+
+	if (next == c->active_group)
+		return 0;
+	if ((ret = td_pmu_activate(c->counters, next, err, errlen)))
+		return ret;
+	c->active_group = next;
+	/*
+	 * A slice that began before the switch ends with a reading of another
+	 * event: flushing charges every such slice now (and starts the next
+	 * ones on the new events); taking the totals as the new base discards
+	 * what they charged.
+	 */
+	if ((ret = refresh_tracks(c, err, errlen)))
+		return ret;
+	for (size_t i = 0; i < c->tracks.count; i++) {
+		struct track *t = &c->tracks.items[i];
+
+		memcpy(t->base.slots, t->now.slots, sizeof(t->now.slots));
 	}
 	return 0;
 }
@@ -502,8 +658,15 @@ int td_collector_totals(const struct td_collector *c, struct td_thread_row **row
 	*rows = calloc(c->tracks.count + 1, sizeof(**rows));
 	if (!*rows)
 		return -ENOMEM;
-	for (size_t i = 0; i < c->tracks.count; i++)
-		row_from_delta(&c->tracks.items[i].now, &zero, c->nr_events, &(*rows)[i]);
+	for (size_t i = 0; i < c->tracks.count; i++) {
+		const struct track *t = &c->tracks.items[i];
+		const struct td_slot_sum *sums = &c->tracks.sums[i * c->nr_events];
+		struct td_thread_row *row = &(*rows)[i];
+
+		row_from_sched_delta(&t->now, &zero, row);
+		for (size_t e = 0; e < c->nr_events; e++)
+			scale_count(sums[e].count, t->counted_ns, sums[e].running, &row->counters[e]);
+	}
 	*count = c->tracks.count;
 	return 0;
 }

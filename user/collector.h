@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "events.h"
+#include "pmu.h"
 #include "run.h"
 
 struct td_collector_opts {
@@ -23,6 +24,14 @@ struct td_collector_opts {
 	const char *process_name; /* --process: running ones now, and ones that start later */
 	const struct td_event *events;
 	size_t nr_events;         /* at most TD_MAX_EVENTS */
+	/*
+	 * The groups the events are counted in (user/tma_events.h builds them
+	 * for a Top-Down depth). NULL: the events in order, max_group_events
+	 * (0: TD_MAX_SLOTS) to a group, each group counted in turn.
+	 */
+	const struct td_counter_plan *plan;
+	unsigned max_group_events; /* tests force rotation of software events with it */
+	const char *pmu_cpus;     /* CPUs the events' PMU covers (sysfs cpu list); NULL: all */
 	uint32_t max_threads;     /* thread map capacity; 0: a default */
 	bool force_raw_tp;        /* skip the tp_btf probe: tests the fallback path */
 };
@@ -47,15 +56,31 @@ int td_collector_poll(struct td_collector *collector, int timeout_ms,
 /*
  * Charges the slice in flight on every CPU, drains the kernel's totals,
  * and appends to interval the threads that ran (or exited) since the
- * previous drain, with their deltas. interval->threads is owned by the
- * caller afterwards.
+ * previous drain, with their deltas: the active group's events scaled by
+ * their enabled/running times, NaN (running fraction 0) for the events of
+ * the other groups. interval->threads is owned by the caller afterwards.
  */
 int td_collector_drain(struct td_collector *collector, struct td_interval *interval,
 		       char *err, size_t errlen);
 
 /*
+ * With more than one counter group: ends the active group's turn and
+ * starts the next one's. Call it between drains (the intervals), never
+ * after the last. The slot readings taken across the switch mix two
+ * events, so the collector charges them at once (flushing every CPU) and
+ * discards them: the counters lose the moment of the switch, the
+ * scheduling figures lose nothing. No-op with one group.
+ */
+int td_collector_rotate(struct td_collector *collector, char *err, size_t errlen);
+
+/*
  * Every thread seen since start, with its totals: the run's thread rows.
  * Call after a final drain. *rows is malloc'd.
+ *
+ * A whole-run counter is the sum over the intervals its groups were
+ * active, scaled to the thread's counter time over all intervals:
+ * count * counted / running; its running_fraction is running / counted,
+ * the share of the thread's time it was really counted.
  */
 int td_collector_totals(const struct td_collector *collector,
 			struct td_thread_row **rows, size_t *count);

@@ -10,5 +10,11 @@
 
 int td_cmd_collect(int argc, char **argv);
 int td_cmd_list(int argc, char **argv);
+int td_cmd_query(int argc, char **argv);
+int td_cmd_compare(int argc, char **argv);
+int td_cmd_gc(int argc, char **argv);
+int td_cmd_export(int argc, char **argv);
+int td_cmd_import(int argc, char **argv);
+int td_cmd_mcp_serve(int argc, char **argv);
 
 #endif

@@ -25,7 +25,13 @@ static const struct command {
 } commands[] = {
 	{ "collect", td_cmd_collect, "count per-thread scheduling figures and counters, store a labeled run" },
 	{ "list", td_cmd_list, "list stored runs" },
+	{ "query", td_cmd_query, "bottlenecks, funnel, tree, threads, trend over stored runs" },
+	{ "compare", td_cmd_compare, "what changed between runs or labeled sets of runs, tested" },
+	{ "gc", td_cmd_gc, "delete runs older than a given age" },
+	{ "export", td_cmd_export, "write runs with their trees as JSON or CSV" },
+	{ "import", td_cmd_import, "read perf stat counts, compute the Top-Down tree, store a labeled run" },
 	{ "explain", td_cmd_explain, "what a Top-Down metric means and what to do about it" },
+	{ "mcp-serve", td_cmd_mcp_serve, "serve the stored runs to AI assistants over MCP (stdio)" },
 	{ "version", cmd_version, "print the version" },
 };
 

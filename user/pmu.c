@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include <ctype.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -12,14 +15,24 @@
 
 #include "pmu.h"
 
+/*
+ * fds holds every group's events on every CPU, group by group:
+ * fds[first_fd[g] + cpu * groups[g].nr_events + n] is event n of group g
+ * on that CPU; -1 where the CPU is offline or outside the PMU's CPUs.
+ */
 struct td_pmu_counters {
+	struct td_counter_plan plan;
+	size_t first_fd[TD_MAX_EVENTS];
 	size_t nr_fds;
-	int *fds; /* -1 for offline CPUs */
+	int *fds;
+	int nr_cpus;
+	int map_fd, slots_per_cpu;
+	long active; /* -1 until the first activation */
 };
 
-static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd)
 {
-	return syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
 static void counting_attr(const struct td_event *event, struct perf_event_attr *attr)
@@ -31,6 +44,15 @@ static void counting_attr(const struct td_event *event, struct perf_event_attr *
 	attr->config1 = event->config1;
 	attr->config2 = event->config2;
 	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+}
+
+void td_pmu_group_attrs(const struct td_event *events, const struct td_counter_group *group,
+			struct perf_event_attr *attrs)
+{
+	for (size_t n = 0; n < group->nr_events; n++) {
+		counting_attr(&events[group->events[n]], &attrs[n]);
+		attrs[n].disabled = 1; /* td_pmu_activate starts it */
+	}
 }
 
 /* Turns a perf_event_open failure into the sentence a user can act on. */
@@ -77,56 +99,243 @@ void td_pmu_close(struct td_pmu_counters *counters)
 	free(counters);
 }
 
-static int open_on_cpu(const struct td_event *event, int cpu, int *fd, char *err, size_t errlen)
+/* Every group's events on every CPU is many fds: allow as many as the hard limit does. */
+static bool raise_open_file_limit(void)
 {
-	struct perf_event_attr attr;
+	struct rlimit limit;
 
-	counting_attr(event, &attr);
-	*fd = perf_event_open(&attr, -1, cpu);
-	if (*fd >= 0 || errno == ENODEV) /* ENODEV: the CPU is offline */
-		return 0;
-	describe_open_error(event, cpu, errno, err, errlen);
-	return -errno;
+	if (getrlimit(RLIMIT_NOFILE, &limit) || limit.rlim_cur >= limit.rlim_max)
+		return false;
+	limit.rlim_cur = limit.rlim_max;
+	return setrlimit(RLIMIT_NOFILE, &limit) == 0;
 }
 
-int td_pmu_open(const struct td_event *events, size_t count, int map_fd,
-		int slots_per_cpu, struct td_pmu_counters **out,
-		char *err, size_t errlen)
+static int open_event(struct perf_event_attr *attr, int cpu, int group_fd)
+{
+	int fd = perf_event_open(attr, -1, cpu, group_fd);
+
+	if (fd < 0 && errno == EMFILE && raise_open_file_limit())
+		fd = perf_event_open(attr, -1, cpu, group_fd);
+	return fd;
+}
+
+/*
+ * Opens group g on one CPU into fds[0..nr_events). An offline CPU
+ * (ENODEV) leaves them all -1.
+ */
+static int open_group_on_cpu(const struct td_event *events, const struct td_counter_group *group,
+			     int cpu, int *fds, char *err, size_t errlen)
+{
+	struct perf_event_attr attrs[TD_MAX_SLOTS];
+
+	td_pmu_group_attrs(events, group, attrs);
+	for (size_t n = 0; n < group->nr_events; n++) {
+		int leader = n > 0 && n < group->kernel_group ? fds[0] : -1, error;
+
+		fds[n] = open_event(&attrs[n], cpu, leader);
+		if (fds[n] >= 0)
+			continue;
+		error = errno;
+		if (error == ENODEV && n == 0) /* the CPU is offline */
+			return 0;
+		describe_open_error(&events[group->events[n]], cpu, error, err, errlen);
+		return -error;
+	}
+	return 0;
+}
+
+/* A decimal CPU number at *p; false unless it starts with a digit. */
+static bool parse_cpu_number(const char **p, unsigned long *out)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)**p))
+		return false;
+	*out = strtoul(*p, &end, 10);
+	*p = end;
+	return true;
+}
+
+int td_cpulist_parse(const char *list, bool *cpus, int nr_cpus, char *err, size_t errlen)
+{
+	const char *p = list;
+
+	memset(cpus, 0, nr_cpus * sizeof(*cpus));
+	for (;;) {
+		unsigned long first, last;
+
+		if (!parse_cpu_number(&p, &first))
+			goto bad;
+		last = first;
+		if (*p == '-' && (++p, !parse_cpu_number(&p, &last) || last < first))
+			goto bad;
+		for (unsigned long cpu = first; cpu <= last && cpu < (unsigned long)nr_cpus; cpu++)
+			cpus[cpu] = true;
+		if (*p != ',')
+			break;
+		p++;
+	}
+	if (*p == '\n')
+		p++;
+	if (!*p)
+		return 0;
+bad:
+	snprintf(err, errlen, "cannot read the CPU list '%s' (expected e.g. 0-3,8); check the PMU's cpus file in sysfs",
+		 list);
+	return -EINVAL;
+}
+
+static int new_counters(const struct td_counter_plan *plan, int map_fd, int slots_per_cpu,
+			struct td_pmu_counters **out, char *err, size_t errlen)
 {
 	int nr_cpus = libbpf_num_possible_cpus();
-	struct td_pmu_counters *counters;
+	struct td_pmu_counters *c;
+	size_t total = 0;
 
 	if (nr_cpus <= 0) {
 		snprintf(err, errlen, "cannot count the possible CPUs (%s); is /sys mounted?",
 			 strerror(-nr_cpus));
 		return nr_cpus ? nr_cpus : -EINVAL;
 	}
-	counters = calloc(1, sizeof(*counters));
-	if (counters)
-		counters->fds = calloc(nr_cpus * count + 1, sizeof(int)); /* +1: count may be 0 */
-	if (!counters || !counters->fds) {
-		td_pmu_close(counters);
-		snprintf(err, errlen, "out of memory opening counters");
-		return -ENOMEM;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		goto oom;
+	c->plan = *plan;
+	c->nr_cpus = nr_cpus;
+	c->map_fd = map_fd;
+	c->slots_per_cpu = slots_per_cpu;
+	c->active = -1;
+	for (size_t g = 0; g < plan->nr_groups; g++) {
+		c->first_fd[g] = total;
+		total += (size_t)nr_cpus * plan->groups[g].nr_events;
 	}
-	for (int cpu = 0; cpu < nr_cpus; cpu++) {
-		for (size_t slot = 0; slot < count; slot++) {
-			int *fd = &counters->fds[counters->nr_fds++];
-			__u32 key = cpu * slots_per_cpu + slot;
-			int ret = open_on_cpu(&events[slot], cpu, fd, err, errlen);
+	c->fds = malloc((total + 1) * sizeof(int));
+	if (!c->fds)
+		goto oom;
+	for (size_t i = 0; i < total; i++)
+		c->fds[i] = -1;
+	c->nr_fds = total;
+	*out = c;
+	return 0;
+oom:
+	td_pmu_close(c);
+	snprintf(err, errlen, "out of memory opening counters");
+	return -ENOMEM;
+}
 
-			if (!ret && *fd >= 0 && bpf_map_update_elem(map_fd, &key, fd, BPF_ANY)) {
-				ret = -errno;
-				snprintf(err, errlen, "cannot hand event '%s' to the BPF program: %s",
-					 events[slot].name, strerror(errno));
-			}
-			if (ret) {
-				td_pmu_close(counters);
-				return ret;
-			}
+static int *group_fds(struct td_pmu_counters *c, size_t g, int cpu)
+{
+	return &c->fds[c->first_fd[g] + (size_t)cpu * c->plan.groups[g].nr_events];
+}
+
+int td_pmu_open_plan(const struct td_event *events, const struct td_counter_plan *plan,
+		     const char *cpus, int map_fd, int slots_per_cpu, struct td_pmu_counters **out,
+		     char *err, size_t errlen)
+{
+	struct td_pmu_counters *c;
+	bool *covered = NULL;
+	int ret = new_counters(plan, map_fd, slots_per_cpu, &c, err, errlen);
+
+	if (ret)
+		return ret;
+	if (cpus && cpus[0]) {
+		covered = calloc(c->nr_cpus, sizeof(*covered));
+		ret = covered ? td_cpulist_parse(cpus, covered, c->nr_cpus, err, errlen) : -ENOMEM;
+	}
+	for (size_t g = 0; !ret && g < plan->nr_groups; g++)
+		for (int cpu = 0; !ret && cpu < c->nr_cpus; cpu++)
+			if (!covered || covered[cpu])
+				ret = open_group_on_cpu(events, &plan->groups[g], cpu, group_fds(c, g, cpu),
+							err, errlen);
+	if (!ret && plan->nr_groups)
+		ret = td_pmu_activate(c, 0, err, errlen);
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory opening counters");
+	free(covered);
+	if (ret) {
+		td_pmu_close(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
+int td_pmu_open(const struct td_event *events, size_t count, int map_fd,
+		int slots_per_cpu, struct td_pmu_counters **out,
+		char *err, size_t errlen)
+{
+	struct td_counter_plan plan = { .nr_groups = 1, .groups[0].nr_events = count };
+
+	if (count > TD_MAX_SLOTS) {
+		snprintf(err, errlen, "%zu events do not fit the %d counter slots; name fewer events", count,
+			 TD_MAX_SLOTS);
+		return -E2BIG;
+	}
+	for (size_t n = 0; n < count; n++)
+		plan.groups[0].events[n] = n;
+	return td_pmu_open_plan(events, &plan, NULL, map_fd, slots_per_cpu, out, err, errlen);
+}
+
+/*
+ * Starts or stops group g on one CPU. A perf group is switched through
+ * its leader (PERF_IOC_FLAG_GROUP takes the members along); standalone
+ * events one by one.
+ */
+static int switch_group(struct td_pmu_counters *c, size_t g, int cpu, bool on)
+{
+	const struct td_counter_group *group = &c->plan.groups[g];
+	int *fds = group_fds(c, g, cpu);
+
+	for (size_t n = 0; n < group->nr_events; n++) {
+		bool leader = n == 0 && group->kernel_group > 0;
+
+		if (fds[n] < 0 || (n > 0 && n < group->kernel_group))
+			continue;
+		if (ioctl(fds[n], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE,
+			  leader ? PERF_IOC_FLAG_GROUP : 0))
+			return -errno;
+	}
+	return 0;
+}
+
+/* Points the slots of one CPU at group g; slots past its events are emptied. */
+static int point_slots(struct td_pmu_counters *c, size_t g, int cpu)
+{
+	const struct td_counter_group *group = &c->plan.groups[g];
+	int *fds = group_fds(c, g, cpu);
+
+	for (int slot = 0; slot < c->slots_per_cpu && slot < TD_MAX_SLOTS; slot++) {
+		__u32 key = cpu * c->slots_per_cpu + slot;
+
+		if ((size_t)slot < group->nr_events && fds[slot] >= 0) {
+			if (bpf_map_update_elem(c->map_fd, &key, &fds[slot], BPF_ANY))
+				return -errno;
+		} else if (bpf_map_delete_elem(c->map_fd, &key) && errno != ENOENT) {
+			return -errno;
 		}
 	}
-	*out = counters;
+	return 0;
+}
+
+int td_pmu_activate(struct td_pmu_counters *c, size_t group, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (group >= c->plan.nr_groups) {
+		snprintf(err, errlen, "counter group %zu does not exist (the plan has %zu)", group,
+			 c->plan.nr_groups);
+		return -EINVAL;
+	}
+	/* Stop the old group first, so the two never compete for counters. */
+	for (int cpu = 0; !ret && c->active >= 0 && cpu < c->nr_cpus; cpu++)
+		ret = switch_group(c, c->active, cpu, false);
+	for (int cpu = 0; !ret && cpu < c->nr_cpus; cpu++)
+		ret = switch_group(c, group, cpu, true) ?: point_slots(c, group, cpu);
+	if (ret) {
+		snprintf(err, errlen, "cannot switch the counters to group %zu: %s", group, strerror(-ret));
+		return ret;
+	}
+	c->active = group;
 	return 0;
 }
 
@@ -138,7 +347,7 @@ bool td_pmu_hardware_available(char *why, size_t whylen)
 		.config = PERF_COUNT_HW_CPU_CYCLES,
 		.disabled = 1,
 	};
-	int fd = perf_event_open(&attr, -1, 0);
+	int fd = perf_event_open(&attr, -1, 0, -1);
 
 	if (fd >= 0) {
 		close(fd);

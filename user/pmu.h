@@ -2,27 +2,84 @@
 /*
  * Opens the counters the BPF side reads: one perf event per CPU per slot,
  * counting every task on that CPU (pid -1), never sampling.
+ *
+ * The events are counted in groups (a plan): a group is what the BPF
+ * slots read during one interval, event n of the group in slot n. Every
+ * group is opened at start, disabled; td_pmu_activate() makes one group
+ * count and points the slots at it. With one group nothing ever changes;
+ * with more the collector rotates them (user/collector.h).
  */
 #ifndef TOPDOWN_PMU_H
 #define TOPDOWN_PMU_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <linux/perf_event.h>
+#include <linux/types.h>
 
 #include "events.h"
+#include "run.h"
+#include "topdown.h"
+
+/* The events one interval counts together. */
+struct td_counter_group {
+	size_t nr_events;
+	int events[TD_MAX_SLOTS]; /* indexes into the event list; slot n reads events[n] */
+	/*
+	 * events[0..kernel_group) open as one perf group led by events[0]:
+	 * Intel's slots event and its topdown-* metric events, which the
+	 * kernel schedules and reads together. 0: every event stands alone.
+	 */
+	size_t kernel_group;
+};
+
+struct td_counter_plan {
+	size_t nr_groups;
+	struct td_counter_group groups[TD_MAX_EVENTS]; /* a group holds at least one event of its own */
+};
 
 struct td_pmu_counters;
 
 /*
- * Opens events[0..count) on every CPU and stores the fds in the BPF
- * perf-event-array map_fd at cpu * slots_per_cpu + slot. Offline CPUs are
- * skipped. On failure nothing stays open and err names the event, the
- * reason and the fix.
+ * The perf_event_attr of each event of group, in slot order: counting
+ * (no sample period, no sample type), disabled until the group is made
+ * active, no exclude_* filters, not inherited (the BPF read needs that),
+ * enabled and running times read with the count.
  */
+void td_pmu_group_attrs(const struct td_event *events, const struct td_counter_group *group,
+			struct perf_event_attr *attrs);
+
+/*
+ * Opens every group of plan on every CPU of cpus (a sysfs cpu list such
+ * as "0-7,16-23": the CPUs the events' PMU covers; NULL or "" for all),
+ * then activates group 0. Offline CPUs are skipped. The fds go into the
+ * BPF perf-event-array map_fd at cpu * slots_per_cpu + slot. On failure
+ * nothing stays open and err names the event, the reason and the fix.
+ */
+int td_pmu_open_plan(const struct td_event *events, const struct td_counter_plan *plan,
+		     const char *cpus, int map_fd, int slots_per_cpu, struct td_pmu_counters **out,
+		     char *err, size_t errlen);
+
+/* The same for events[0..count) as one group (count <= TD_MAX_SLOTS), on every CPU. */
 int td_pmu_open(const struct td_event *events, size_t count, int map_fd,
 		int slots_per_cpu, struct td_pmu_counters **out,
 		char *err, size_t errlen);
 void td_pmu_close(struct td_pmu_counters *counters);
+
+/*
+ * Stops the active group, starts group (counting from where it stopped
+ * last time), points slot n of every CPU at its event n and empties the
+ * slots it leaves unused. A BPF reading taken across the switch mixes two
+ * events: the caller must discard the slot deltas of that moment.
+ */
+int td_pmu_activate(struct td_pmu_counters *counters, size_t group, char *err, size_t errlen);
+
+/*
+ * Parses a sysfs cpu list ("0-3,8,10-11") into cpus[0..nr_cpus): true for
+ * each CPU listed; CPUs at or above nr_cpus are ignored. -EINVAL with err
+ * on bad syntax.
+ */
+int td_cpulist_parse(const char *list, bool *cpus, int nr_cpus, char *err, size_t errlen);
 
 /*
  * Whether this host has hardware counters: opens a cycles counter on

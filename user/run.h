@@ -16,7 +16,7 @@
 
 #include "labels.h"
 
-#define TD_MAX_EVENTS 8
+#define TD_MAX_EVENTS 96 /* events a run may count, rotating groups of up to TD_MAX_SLOTS */
 #define TD_COMM_LEN 16
 #define TD_RUN_ID_LEN 37 /* UUID text plus NUL */
 

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Shared by the MCP tests: the topdown binary, a store filled through
+// `topdown import` from the perf stat files under tests/data/import, and a
+// connected SDK client.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const root = path.resolve(here, '../..');
+export const topdown = process.env.TD_TOPDOWN
+  ? path.resolve(process.env.TD_TOPDOWN)
+  : path.join(root, 'build/topdown');
+
+const data = (name) => path.join(root, 'tests/data/import', name);
+
+function importRun(db, file, model, labels, extra = []) {
+  const args = ['import', data(file), '--cpu-model', model, '--db', db, '--json', ...extra];
+  for (const [key, value] of Object.entries(labels)) args.push('--label', `${key}=${value}`);
+  return JSON.parse(execFileSync(topdown, args, { encoding: 'utf8' })).run_id;
+}
+
+// Five runs: two of main and two of feature (redis-server, test get), one
+// per-thread run of an Arm host. perf's own figures for skx-l1.csv are
+// 36.3% Frontend_Bound and 45.4% Retiring.
+export function makeStore() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'td-mcp-'));
+  const db = path.join(dir, 'runs.db');
+  const redis = ['--process', 'redis-server'];
+  const runs = {
+    main: [
+      importRun(db, 'skx-l1.csv', 'skx', { git_branch: 'main', test_name: 'get' }, redis),
+      importRun(db, 'skx-l1.csv', 'skx', { git_branch: 'main', test_name: 'get' }, redis),
+    ],
+    feature: [
+      importRun(db, 'spr-l1-percpu.csv', 'spr', { git_branch: 'feature', test_name: 'get' }, redis),
+      importRun(db, 'spr-l1-percpu.csv', 'spr', { git_branch: 'feature', test_name: 'get' }, redis),
+    ],
+    arm: importRun(db, 'neoverse-v2-l1-per-thread.json', 'neoverse-v2', { git_branch: 'arm' }),
+  };
+  return { dir, db, runs, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export async function connect(args, options = {}) {
+  const transport = new StdioClientTransport({
+    command: topdown,
+    args: ['mcp-serve', ...args],
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'topdown-tests', version: '1.0.0' }, options);
+  await client.connect(transport);
+  return { client, transport };
+}
+
+export const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The parts of user/pmu that need no counters: CPU lists as sysfs writes
+ * them, and the attributes a counter group is opened with. Opening and
+ * switching groups is exercised on real software events by
+ * test_collector_e2e.c.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pmu.h"
+
+static void expect_cpus(const char *list, const char *want)
+{
+	bool cpus[12];
+	char err[256] = "", got[13];
+
+	if (td_cpulist_parse(list, cpus, 12, err, sizeof(err)))
+		fail_msg("'%s': %s", list, err);
+	for (int i = 0; i < 12; i++)
+		got[i] = cpus[i] ? '1' : '0';
+	got[12] = '\0';
+	assert_string_equal(got, want);
+}
+
+static void test_cpulist(void **state)
+{
+	(void)state;
+	expect_cpus("0", "100000000000");
+	expect_cpus("0-3,8,10-11\n", "111100001011");
+	expect_cpus("2-2", "001000000000");
+	expect_cpus("4-7,9", "000011110100");
+	expect_cpus("10-63", "000000000011"); /* beyond the possible CPUs: ignored */
+	expect_cpus("64", "000000000000");
+}
+
+static void test_cpulist_errors(void **state)
+{
+	static const char *const bad[] = { "", "\n", "a", "3-1", "1,", ",1", "-1", " 1", "1-", "0-3x", "1,,2", "+1", "1--2" };
+	bool cpus[4];
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (td_cpulist_parse(bad[i], cpus, 4, err, sizeof(err)) != -EINVAL)
+			fail_msg("'%s' was accepted", bad[i]);
+		assert_non_null(strstr(err, "cannot read the CPU list"));
+	}
+}
+
+static void test_group_attrs_follow_plan_order(void **state)
+{
+	struct td_event events[4] = {
+		{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, 0 },
+		{ "raw", PERF_TYPE_RAW, 0x1c2, 0x3, 0x4 },
+		{ "slots", 4, 0x400, 0, 0 },
+		{ "topdown-be-bound", 4, 0x8300, 0, 0 },
+	};
+	/* slot order differs from event order: the attrs follow the slots */
+	struct td_counter_group group = { .nr_events = 4, .events = { 2, 3, 1, 0 }, .kernel_group = 2 };
+	struct perf_event_attr attrs[4];
+	const int order[4] = { 2, 3, 1, 0 };
+
+	(void)state;
+	memset(attrs, 0xff, sizeof(attrs)); /* every field must be written */
+	td_pmu_group_attrs(events, &group, attrs);
+	for (int i = 0; i < 4; i++) {
+		const struct td_event *e = &events[order[i]];
+
+		assert_int_equal(attrs[i].size, sizeof(attrs[i]));
+		assert_int_equal(attrs[i].type, e->type);
+		assert_int_equal(attrs[i].config, e->config);
+		assert_int_equal(attrs[i].config1, e->config1);
+		assert_int_equal(attrs[i].config2, e->config2);
+		assert_int_equal(attrs[i].sample_period, 0);
+		assert_int_equal(attrs[i].sample_type, 0);
+		assert_int_equal(attrs[i].disabled, 1);
+		assert_int_equal(attrs[i].inherit, 0);
+		assert_int_equal(attrs[i].pinned, 0);
+		assert_int_equal(attrs[i].exclude_user | attrs[i].exclude_kernel | attrs[i].exclude_hv |
+				 attrs[i].exclude_idle | attrs[i].exclude_host | attrs[i].exclude_guest, 0);
+		assert_int_equal(attrs[i].read_format, PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_cpulist_errors),
+		cmocka_unit_test(test_group_attrs_follow_plan_order),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * query, compare, gc and export as a user runs them, on both backends:
+ * exit codes (2 for bad input, 1 when the work fails, 3 for a regression
+ * under --fail-on-regression), the three output formats, colours only on
+ * a terminal and never with NO_COLOR, and bad input that is refused before
+ * anything happens. Also list and collect with --backend and --dsn.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pty.h>
+#include <stdarg.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "backends.h"
+
+struct result {
+	int status;
+	char out[1 << 17];
+	char err[4096];
+};
+
+static const char *topdown_path(void)
+{
+	const char *path = getenv("TD_TOPDOWN");
+
+	return path ? path : "build/topdown";
+}
+
+static void slurp(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+}
+
+/* argv of the command (NULL-terminated) and the store's flags after it. */
+static size_t build_argv(const struct backend *b, const char **argv, size_t max, va_list ap)
+{
+	size_t n = 0;
+	const char *arg;
+
+	argv[n++] = "topdown";
+	while ((arg = va_arg(ap, const char *)) && n < max - 5)
+		argv[n++] = arg;
+	if (is_postgres(b)) {
+		argv[n++] = "--backend";
+		argv[n++] = "postgresql";
+		argv[n++] = "--dsn";
+		argv[n++] = b->dsn;
+	} else {
+		argv[n++] = "--db";
+		argv[n++] = b->path;
+	}
+	argv[n] = NULL;
+	return n;
+}
+
+/* Runs topdown ARGS... (then the store's flags), output into r. */
+static void cli(const struct backend *b, struct result *r, ...)
+{
+	char out_name[] = "/tmp/td-qcli-out-XXXXXX", err_name[] = "/tmp/td-qcli-err-XXXXXX";
+	int out = mkstemp(out_name), err = mkstemp(err_name), status;
+	const char *argv[48];
+	va_list ap;
+	pid_t pid;
+
+	va_start(ap, r);
+	build_argv(b, argv, 48, ap);
+	va_end(ap);
+	pid = fork();
+	if (pid == 0) {
+		dup2(out, STDOUT_FILENO);
+		dup2(err, STDERR_FILENO);
+		execv(topdown_path(), (char **)argv);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	slurp(out, r->out, sizeof(r->out));
+	slurp(err, r->err, sizeof(r->err));
+	unlink(out_name);
+	unlink(err_name);
+}
+
+/* The same on a terminal; stdout and stderr both in r->out. */
+static void cli_on_tty(const struct backend *b, struct result *r, ...)
+{
+	const char *argv[48];
+	size_t used = 0;
+	va_list ap;
+	int master, status;
+	pid_t pid;
+
+	va_start(ap, r);
+	build_argv(b, argv, 48, ap);
+	va_end(ap);
+	pid = forkpty(&master, NULL, NULL, NULL);
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execv(topdown_path(), (char **)argv);
+		_exit(127);
+	}
+	for (;;) {
+		ssize_t n = read(master, r->out + used, sizeof(r->out) - 1 - used);
+
+		if (n <= 0) /* EIO once the child is gone */
+			break;
+		used += (size_t)n;
+	}
+	r->out[used] = '\0';
+	close(master);
+	waitpid(pid, &status, 0);
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void expect(const struct result *r, int status, const char *in_out, const char *in_err)
+{
+	if (r->status != status || (in_out && !strstr(r->out, in_out)) ||
+	    (in_err && !strstr(r->err, in_err)))
+		fail_msg("exit %d (want %d)\nstdout: %.2000s\nstderr: %s", r->status, status, r->out,
+			 r->err);
+}
+
+/* One line on stderr, nothing on stdout. */
+static void expect_refused(const struct result *r, int status, const char *words)
+{
+	expect(r, status, NULL, words);
+	assert_string_equal(r->out, "");
+	assert_non_null(strchr(r->err, '\n'));
+	assert_int_equal(strchr(r->err, '\n')[1], '\0');
+}
+
+static json_t *parse_json(const char *text)
+{
+	json_error_t error;
+	json_t *root = json_loads(text, 0, &error);
+
+	if (!root)
+		fail_msg("not JSON (%s): %.500s", error.text, text);
+	return root;
+}
+
+static size_t count_lines(const char *text)
+{
+	size_t n = 0;
+
+	for (; *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+static struct result r; /* large: not on the stack */
+
+/* ---- data ---- */
+
+/* Four runs, branch main then dev; dev has 10 pp more Backend_Bound. */
+static void store_branches(struct backend *b, char (*ids)[TD_RUN_ID_LEN])
+{
+	for (int i = 0; i < 8; i++) {
+		bool dev = i >= 4;
+		double wiggle = (i % 2) * 0.01;
+		struct td_run *run = new_run("app", 1000 + i, dev ? "branch=dev,test=get"
+								  : "branch=main,test=get");
+
+		add_node(run, "Frontend_Bound", 0.2, false);
+		add_node(run, "Backend_Bound", (dev ? 0.5 : 0.4) + wiggle, true);
+		add_node(run, "Backend_Bound.Memory_Bound", (dev ? 0.3 : 0.2) + wiggle, true);
+		add_row(run, TD_SCOPE_PROCESS, "100", "Retiring", 0.3 - wiggle, false,
+			i == 0 ? 0.2 : 1);
+		add_thread(run, 7, "io_thd_1", 1000000);
+		add_row(run, TD_SCOPE_THREAD, "7", "Backend_Bound", 0.5, true, 1);
+		add_row(run, TD_SCOPE_GROUP, "io_thd_*", "Backend_Bound", 0.5, true, 1);
+		store_run(b, run, ids ? ids[i] : NULL);
+	}
+}
+
+/* ---- query ---- */
+
+static void test_query_modes(void **state)
+{
+	struct backend *b = backend_of(state);
+	char ids[8][TD_RUN_ID_LEN], prefix[16];
+	json_t *root;
+
+	store_branches(b, ids);
+	cli(b, &r, "query", "--label", "branch=dev", NULL);
+	expect(&r, 0, "Backend_Bound.Memory_Bound", NULL);
+	assert_non_null(strstr(r.out, "over 4 runs"));
+	assert_null(strstr(r.out, "\033["));
+	cli(b, &r, "query", "--funnel", "--label", "branch=main", NULL);
+	expect(&r, 0, "useful work 29.5%", NULL); /* 0.30, 0.29, 0.30, 0.29 */
+	assert_non_null(strstr(r.out, "█"));
+	assert_non_null(strstr(r.out, "✗"));
+	assert_non_null(strstr(r.out, "~ low confidence")); /* run 0's Retiring */
+	cli(b, &r, "query", "--tree", "--level", "1", "--csv", NULL);
+	expect(&r, 0, "path,level,value", NULL);
+	assert_int_equal(count_lines(r.out), 1 + 3);
+	snprintf(prefix, sizeof(prefix), "%.8s", ids[7]);
+	cli(b, &r, "query", "--threads", "--run-id", prefix, "--json", NULL);
+	expect(&r, 0, NULL, NULL);
+	root = parse_json(r.out);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(root, "run"),
+							      "run_id")), ids[7]);
+	assert_int_equal(json_array_size(json_object_get(root, "threads")), 1);
+	json_decref(root);
+	cli(b, &r, "query", "--bottleneck", "Memory_Bound", "--min-pct", "25", "--json", NULL);
+	expect(&r, 0, NULL, NULL);
+	root = parse_json(r.out);
+	assert_int_equal(json_array_size(json_object_get(root, "runs")), 4); /* dev only */
+	json_decref(root);
+	cli(b, &r, "query", "--trend", "Backend_Bound", "--window", "3", "--sigma", "2",
+	    "--top-n", "5", NULL);
+	expect(&r, 0, "Backend_Bound over 5 samples", NULL);
+	assert_non_null(strstr(r.out, "anomaly")); /* the jump to dev */
+	cli(b, &r, "query", "--bottlenecks", "--thread", "io_thd_9", "--json", NULL);
+	expect(&r, 0, "\"Backend_Bound\"", NULL);
+}
+
+static void test_query_bad_input(void **state)
+{
+	struct backend *b = backend_of(state);
+
+	store_branches(b, NULL);
+	cli(b, &r, "query", "--label", "branch", NULL);
+	expect_refused(&r, 2, "bad label 'branch'");
+	cli(b, &r, "query", "--last", "yesterday", NULL);
+	expect_refused(&r, 2, "bad duration");
+	cli(b, &r, "query", "--funnel", "--tree", NULL);
+	expect_refused(&r, 2, "give one mode");
+	cli(b, &r, "query", "--min-pct", "5", NULL);
+	expect_refused(&r, 2, "--min-pct goes with --bottleneck");
+	cli(b, &r, "query", "--bottleneck", "DRAM_Bound", "--min-pct", "150", NULL);
+	expect_refused(&r, 2, "from 0 to 100");
+	cli(b, &r, "query", "--trend", "Retiring", "--window", "2", NULL);
+	expect_refused(&r, 2, "--window");
+	cli(b, &r, "query", "--level", "9", NULL);
+	expect_refused(&r, 2, "--level");
+	cli(b, &r, "query", "--nope", NULL);
+	expect_refused(&r, 2, "unknown option");
+	cli(b, &r, "query", "--run-id", "0123456789ab", NULL);
+	expect_refused(&r, 1, "no run '0123456789ab'");
+	cli(b, &r, "query", "--run-id", "x'; DROP TABLE runs; --", NULL);
+	expect_refused(&r, 2, "not a run id");
+	cli(b, &r, "query", "--threads", "--sort", "Nope", NULL);
+	expect_refused(&r, 2, "cannot sort by 'Nope'");
+	/* Metacharacters are data: they match nothing, and break nothing. */
+	cli(b, &r, "query", "--label", "branch=main' OR '1'='1", NULL);
+	expect_refused(&r, 1, "no stored run matches");
+	cli(b, &r, "query", "--process", "app\" OR 1=1 --", NULL);
+	expect_refused(&r, 1, "no stored run matches");
+	cli(b, &r, "list", "--json", NULL);
+	expect(&r, 0, NULL, NULL);
+	json_decref(parse_json(r.out));
+	assert_non_null(strstr(r.out, "\"branch\": \"dev\"")); /* all still there */
+}
+
+static void test_ambiguous_run_id(void **state)
+{
+	struct backend *b = backend_of(state);
+	static const char *const ids[] = {
+		"feedbeef-0000-4000-8000-000000000001", "feedbeef-0000-4000-8000-000000000002",
+	};
+
+	for (int i = 0; i < 2; i++) {
+		struct td_run *run = new_run("app", i, NULL);
+
+		snprintf(run->id, sizeof(run->id), "%s", ids[i]);
+		add_node(run, "Retiring", 0.5, false);
+		store_run(b, run, NULL);
+	}
+	cli(b, &r, "query", "--tree", "--run-id", "feedbeef", NULL);
+	expect_refused(&r, 1, "ambiguous");
+	assert_non_null(strstr(r.err, ids[0]));
+	assert_non_null(strstr(r.err, ids[1]));
+	cli(b, &r, "query", "--tree", "--run-id", "feedbeef-0000-4000-8000-000000000002", NULL);
+	expect(&r, 0, "over 1 run", NULL);
+	cli(b, &r, "compare", "feedbeef", ids[1], NULL);
+	expect_refused(&r, 1, "ambiguous");
+}
+
+/* ---- colours ---- */
+
+static void test_colors_only_on_a_terminal(void **state)
+{
+	struct backend *b = backend_of(state);
+
+	store_branches(b, NULL);
+	unsetenv("NO_COLOR");
+	cli_on_tty(b, &r, "query", "--funnel", NULL);
+	expect(&r, 0, "\033[", NULL);
+	setenv("NO_COLOR", "1", 1);
+	cli_on_tty(b, &r, "query", "--funnel", NULL);
+	expect(&r, 0, "useful work", NULL);
+	assert_null(strstr(r.out, "\033["));
+	unsetenv("NO_COLOR");
+	cli(b, &r, "compare", "--label-a", "branch=main", "--label-b", "branch=dev", NULL);
+	expect(&r, 0, "regression", NULL);
+	assert_null(strstr(r.out, "\033["));
+}
+
+/* ---- compare ---- */
+
+static void test_compare(void **state)
+{
+	struct backend *b = backend_of(state);
+	char ids[8][TD_RUN_ID_LEN];
+	json_t *root, *metrics;
+
+	store_branches(b, ids);
+	cli(b, &r, "compare", "--label-a", "branch=main", "--label-b", "branch=dev", NULL);
+	expect(&r, 0, "A: 4 runs, B: 4 runs; 2 regressions", NULL);
+	assert_non_null(strstr(r.out, "Welch's t-test"));
+	assert_non_null(strstr(r.out, "+10.0pp"));
+	cli(b, &r, "compare", "--label-a", "branch=main", "--label-b", "branch=dev",
+	    "--fail-on-regression", NULL);
+	expect(&r, 3, "regression", NULL);
+	/* Above the change: nothing counts, CI passes. */
+	cli(b, &r, "compare", "--label-a", "branch=main", "--label-b", "branch=dev",
+	    "--fail-on-regression", "--threshold", "15", NULL);
+	expect(&r, 0, "0 regressions", NULL);
+	/* The other way round it is an improvement. */
+	cli(b, &r, "compare", "--label-a", "branch=dev", "--label-b", "branch=main", "--json",
+	    "--fail-on-regression", NULL);
+	expect(&r, 0, NULL, NULL);
+	root = parse_json(r.out);
+	assert_string_equal(json_string_value(json_object_get(root, "test")), "welch");
+	assert_int_equal(json_integer_value(json_object_get(root, "improvements")), 2);
+	metrics = json_object_get(root, "metrics");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(metrics, 0),
+							      "change")), "improvement");
+	json_decref(root);
+	cli(b, &r, "compare", ids[0], ids[7], "--csv", NULL);
+	expect(&r, 0, "thread_name,path,level", NULL);
+	assert_int_equal(count_lines(r.out), 1 + 4);
+	cli(b, &r, "compare", "--label-a", "branch=main", "--label-b", "branch=dev", "--threads",
+	    NULL);
+	expect(&r, 0, "io_thd_*: Backend_Bound", NULL);
+}
+
+static void test_compare_bad_input(void **state)
+{
+	struct backend *b = backend_of(state);
+	char ids[8][TD_RUN_ID_LEN];
+
+	store_branches(b, ids);
+	cli(b, &r, "compare", ids[0], NULL);
+	expect_refused(&r, 2, "name two runs");
+	cli(b, &r, "compare", "--label-a", "branch=main", NULL);
+	expect_refused(&r, 2, "give both --label-a and --label-b");
+	cli(b, &r, "compare", ids[0], ids[1], "--label-a", "branch=main", "--label-b", "x=y", NULL);
+	expect_refused(&r, 2, "not both");
+	cli(b, &r, "compare", "--label-a", "branch=main", "--label-b", "branch=dev", "--threshold",
+	    "-1", NULL);
+	expect_refused(&r, 2, "--threshold");
+	cli(b, &r, "compare", "--label-a", "branch=main", "--label-b", "test=get", NULL);
+	expect_refused(&r, 2, "matches both sides");
+	cli(b, &r, "compare", "--label-a", "branch=main", "--label-b", "branch=nope",
+	    "--fail-on-regression", NULL);
+	expect_refused(&r, 1, "no stored run matches side B");
+}
+
+/* ---- gc and export ---- */
+
+static void test_gc(void **state)
+{
+	struct backend *b = backend_of(state);
+	int64_t now = (int64_t)time(NULL) * 1000000000;
+
+	for (int i = 0; i < 25; i++) /* 10.5 to 34.5 days old */
+		store_run(b, new_run("app", now - (int64_t)(21 + 2 * i) * 43200 * 1000000000, NULL),
+			  NULL);
+	store_run(b, new_run("app", now, NULL), NULL);
+	cli(b, &r, "gc", "--older-than", "30d", "--dry-run", NULL);
+	expect(&r, 0, "would delete 5 runs", NULL);
+	cli(b, &r, "gc", "--older-than", "30", NULL);
+	expect_refused(&r, 2, "bad duration");
+	cli(b, &r, "gc", NULL);
+	expect_refused(&r, 2, "--older-than");
+	cli(b, &r, "gc", "--older-than", "30d", "--json", NULL);
+	expect_refused(&r, 2, "do not apply");
+	cli(b, &r, "gc", "--older-than", "20d", "--batch", "3", NULL);
+	expect(&r, 0, "deleted 15 runs", NULL);
+	cli(b, &r, "list", "--limit", "100", "--json", NULL);
+	expect(&r, 0, NULL, NULL);
+	json_t *root = parse_json(r.out);
+
+	assert_int_equal(json_array_size(root), 11);
+	json_decref(root);
+}
+
+static void test_export(void **state)
+{
+	struct backend *b = backend_of(state);
+	char path[PATH_MAX + 16], ids[8][TD_RUN_ID_LEN], text[4096];
+	json_t *root, *run;
+	int fd;
+
+	store_branches(b, ids);
+	cli(b, &r, "export", "--label", "branch=dev", NULL);
+	expect(&r, 0, NULL, NULL);
+	root = parse_json(r.out);
+	assert_int_equal(json_array_size(root), 4);
+	run = json_array_get(root, 0);
+	assert_string_equal(json_string_value(json_object_get(run, "run_id")), ids[7]);
+	assert_int_equal(json_array_size(json_object_get(run, "metrics")), 6);
+	assert_int_equal(json_array_size(json_object_get(run, "thread_rows")), 1);
+	json_decref(root);
+	cli(b, &r, "export", "--format", "csv", NULL);
+	expect(&r, 0, "run_id,started_ns,ended_ns,process", NULL);
+	assert_int_equal(count_lines(r.out), 1 + 8 * 6);
+	/* A run without metric rows still has its line. */
+	store_run(b, new_run("bare", 1, NULL), NULL);
+	cli(b, &r, "export", "--format", "csv", "--process", "bare", NULL);
+	expect(&r, 0, ",bare,import,{},,,,,,,,,\n", NULL);
+	cli(b, &r, "export", "--format", "xml", NULL);
+	expect_refused(&r, 2, "json or csv");
+	cli(b, &r, "export", "--label", "branch=none", NULL);
+	expect(&r, 0, "[]", NULL);
+	if (is_postgres(b))
+		return; /* the file half needs no second run */
+	snprintf(path, sizeof(path), "%s/out.json", b->dir);
+	cli(b, &r, "export", "--run-id", ids[0], "--output", path, NULL);
+	expect(&r, 0, NULL, NULL);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	slurp(fd, text, sizeof(text));
+	json_decref(parse_json(text));
+	cli(b, &r, "export", "--output", "/nonexistent/dir/out.json", NULL);
+	expect_refused(&r, 1, "cannot write '/nonexistent/dir/out.json'");
+}
+
+/* ---- where the store is ---- */
+
+#define SECRET "pw-Xyzzy-42"
+
+static void test_every_command_takes_dsn(void **state)
+{
+	struct backend *b = backend_of(state);
+	static const char *const commands[][2] = {
+		{ "list", NULL }, { "query", NULL }, { "gc", "--older-than=1d" }, { "export", NULL },
+	};
+	const char *argv[] = { "topdown", NULL, NULL, "--dsn",
+			       "postgresql://td:" SECRET "@127.0.0.1:1/runs", NULL, NULL };
+
+	(void)b;
+	/* Every command takes --dsn, and names the host but not the password. */
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		char out_name[] = "/tmp/td-qcli-XXXXXX";
+		int fd = mkstemp(out_name), status;
+		pid_t pid;
+
+		argv[1] = commands[i][0];
+		argv[2] = commands[i][1] ? commands[i][1] : "--json";
+		pid = fork();
+		if (pid == 0) {
+			dup2(fd, STDERR_FILENO);
+			dup2(fd, STDOUT_FILENO);
+			execv(topdown_path(), (char **)argv);
+			_exit(127);
+		}
+		waitpid(pid, &status, 0);
+		slurp(fd, r.err, sizeof(r.err));
+		unlink(out_name);
+		assert_int_equal(WEXITSTATUS(status), 1);
+		if (!strstr(r.err, "127.0.0.1") || strstr(r.err, SECRET))
+			fail_msg("%s: %s", commands[i][0], r.err);
+	}
+}
+
+/* TOPDOWN_BACKEND and TOPDOWN_DSN alone, without flags. */
+static void test_environment(void **state)
+{
+	struct backend *b = backend_of(state);
+	const char *argv[] = { "topdown", "query", "--tree", NULL };
+	char out_name[] = "/tmp/td-qcli-XXXXXX";
+	int fd, status;
+	pid_t pid;
+
+	store_branches(b, NULL);
+	fd = mkstemp(out_name);
+	pid = fork();
+	if (pid == 0) {
+		setenv("TOPDOWN_BACKEND", "postgresql", 1);
+		setenv("TOPDOWN_DSN", b->dsn, 1);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		execv(topdown_path(), (char **)argv);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	slurp(fd, r.out, sizeof(r.out));
+	unlink(out_name);
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_non_null(strstr(r.out, "over 8 runs"));
+}
+
+/* collect takes --dsn too: with an unreachable server it stops before counting. */
+static void test_collect_takes_dsn(void **state)
+{
+	const char *argv[] = { "topdown", "collect", "--system-wide", "--duration", "1s", "--dsn",
+			       "postgresql://td:" SECRET "@127.0.0.1:1/runs", NULL };
+	char out_name[] = "/tmp/td-qcli-XXXXXX";
+	int fd = mkstemp(out_name), status;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0) {
+		unlink(out_name);
+		print_message("SKIP: collect checks its privileges first; run the suite as root\n");
+		skip();
+	}
+	pid = fork();
+	if (pid == 0) {
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		execv(topdown_path(), (char **)argv);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	slurp(fd, r.err, sizeof(r.err));
+	unlink(out_name);
+	assert_int_equal(WEXITSTATUS(status), 1);
+	if (!strstr(r.err, "cannot connect to PostgreSQL at host 127.0.0.1") ||
+	    strstr(r.err, SECRET))
+		fail_msg("collect: %s", r.err);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		ON_BOTH(test_query_modes),
+		ON_BOTH(test_query_bad_input),
+		ON_BOTH(test_ambiguous_run_id),
+		ON_BOTH(test_colors_only_on_a_terminal),
+		ON_BOTH(test_compare),
+		ON_BOTH(test_compare_bad_input),
+		ON_BOTH(test_gc),
+		ON_BOTH(test_export),
+		BACKEND_TEST(test_every_command_takes_dsn, "postgresql"),
+		BACKEND_TEST(test_environment, "postgresql"),
+		cmocka_unit_test(test_collect_takes_dsn),
+	};
+
+	(void)argc;
+	return run_on_backends("query commands", tests, sizeof(tests) / sizeof(tests[0]), argv[0]);
+}

@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Choosing and grouping Top-Down counters without hardware: the packing
+ * rules on hand-made event sets, then every model of the kb at every
+ * depth bound to a made-up sysfs, checked group by group (slots leader
+ * first, metric events never sampling and unfiltered, fixed counters off
+ * the general-purpose budget, the budget kept), then the recorded hosts.
+ *
+ * The checks do not reuse the packer's logic: counter assignment is
+ * verified by trying every assignment (backtracking), not by matching.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cpuinfo.h"
+#include "engine.h"
+#include "kb.h"
+#include "pmu.h"
+#include "tma_events.h"
+
+#define HOSTS "tests/data/hosts"
+
+static const struct td_kb *kb;
+
+static int load_kb(void **state)
+{
+	char err[512];
+
+	(void)state;
+	kb = td_kb_load(err, sizeof(err));
+	if (!kb)
+		print_message("kb: %s\n", err);
+	return kb ? 0 : -1;
+}
+
+/* ---- a made-up sysfs: root/sys/bus/event_source/devices/<file> = text ---- */
+
+static void write_file(const char *root, const char *file, const char *text)
+{
+	char path[512], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s", root, file);
+	for (slash = strchr(path + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A root holding files[] ("pmu/file", "text" pairs, NULL-terminated). */
+static char *make_root(const char *const *files)
+{
+	char *root = strdup("/tmp/td-tma-events-XXXXXX");
+
+	assert_non_null(mkdtemp(root));
+	for (size_t i = 0; files[i]; i += 2)
+		write_file(root, files[i], files[i + 1]);
+	return root;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void remove_root(char *root)
+{
+	nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(root);
+}
+
+/* ---- independent checks of a plan ---- */
+
+/* Whether events (masks) can each take a different counter below gp: tries every way. */
+static bool assignable(const uint32_t *masks, size_t n, uint32_t used, unsigned gp)
+{
+	if (n == 0)
+		return true;
+	for (unsigned c = 0; c < gp; c++)
+		if (masks[0] & (1u << c) && !(used & (1u << c)) && assignable(masks + 1, n - 1, used | 1u << c, gp))
+			return true;
+	return false;
+}
+
+static bool gp_event(const struct td_counter_need *need)
+{
+	return !(need->flags & (TD_EVENT_FIXED | TD_EVENT_SLOTS_LEADER | TD_EVENT_PERF_METRICS));
+}
+
+/*
+ * The rules, checked on plan for needs: every event counted somewhere;
+ * no group over group_events; no event twice in a group; metric events
+ * only inside a kernel group that the slots event leads; the general-
+ * purpose events of a group assignable to distinct counters; fixed
+ * events never sharing a fixed counter. Returns the most general-purpose
+ * events any group holds.
+ */
+static size_t check_plan(const struct td_counter_need *needs, size_t n, const struct td_counter_budget *b,
+			 const struct td_counter_plan *plan)
+{
+	size_t most_gp = 0;
+	bool counted[TD_MAX_EVENTS] = { false };
+
+	assert_true(plan->nr_groups >= (n ? 1 : 0));
+	for (size_t g = 0; g < plan->nr_groups; g++) {
+		const struct td_counter_group *group = &plan->groups[g];
+		uint32_t masks[TD_MAX_SLOTS], fixed_used = 0;
+		size_t nr_gp = 0;
+
+		assert_true(group->nr_events >= 1 && group->nr_events <= b->group_events);
+		assert_true(group->kernel_group == 0 || group->kernel_group >= 2);
+		if (group->kernel_group)
+			assert_true(needs[group->events[0]].flags & TD_EVENT_SLOTS_LEADER);
+		for (size_t i = 0; i < group->nr_events; i++) {
+			const struct td_counter_need *need = &needs[group->events[i]];
+
+			assert_true(group->events[i] >= 0 && (size_t)group->events[i] < n);
+			for (size_t j = 0; j < i; j++)
+				assert_int_not_equal(group->events[i], group->events[j]);
+			counted[group->events[i]] = true;
+			/* metric events are exactly the kernel group's members after the leader */
+			assert_int_equal(!!(need->flags & TD_EVENT_PERF_METRICS), i > 0 && i < group->kernel_group);
+			if (gp_event(need)) {
+				uint32_t all = b->gp_counters >= 32 ? UINT32_MAX : (1u << b->gp_counters) - 1;
+
+				masks[nr_gp++] = need->counters ? need->counters & all : all;
+			} else if (!(need->flags & TD_EVENT_PERF_METRICS)) {
+				assert_false(fixed_used & need->counters);
+				fixed_used |= need->counters;
+			}
+		}
+		assert_true(nr_gp <= b->gp_counters);
+		assert_true(assignable(masks, nr_gp, 0, b->gp_counters));
+		if (nr_gp > most_gp)
+			most_gp = nr_gp;
+	}
+	for (size_t e = 0; e < n; e++)
+		if (!counted[e])
+			fail_msg("event %zu (%s) is in no group", e, needs[e].name);
+	return most_gp;
+}
+
+static void build_ok(const struct td_counter_need *needs, size_t n, const struct td_counter_budget *b,
+		     struct td_counter_plan *plan)
+{
+	char err[256] = "";
+
+	if (td_counter_plan_build(needs, n, b, plan, err, sizeof(err)))
+		fail_msg("plan: %s", err);
+	check_plan(needs, n, b, plan);
+}
+
+/* ---- the packing rules on hand-made sets ---- */
+
+static void test_software_events_rotate_in_fours(void **state)
+{
+	struct td_counter_need needs[10];
+	struct td_counter_budget budget = { .gp_counters = 4, .group_events = 4 };
+	struct td_counter_plan plan;
+
+	(void)state;
+	for (size_t e = 0; e < 10; e++)
+		needs[e] = (struct td_counter_need){ "sw", 0, 0 };
+	build_ok(needs, 10, &budget, &plan);
+	/* first fit in order: 0-3, 4-7, 8-9 */
+	assert_int_equal(plan.nr_groups, 3);
+	assert_int_equal(plan.groups[0].nr_events, 4);
+	assert_int_equal(plan.groups[1].nr_events, 4);
+	assert_int_equal(plan.groups[2].nr_events, 2);
+	for (size_t g = 0; g < 3; g++)
+		for (size_t i = 0; i < plan.groups[g].nr_events; i++)
+			assert_int_equal(plan.groups[g].events[i], g * 4 + i);
+}
+
+static void test_one_group_when_it_fits(void **state)
+{
+	struct td_counter_need needs[3] = { { "a", 0, 0 }, { "b", 0, 0 }, { "c", 0, 0 } };
+	struct td_counter_budget budget = { .gp_counters = 8, .group_events = TD_MAX_SLOTS };
+	struct td_counter_plan plan;
+
+	(void)state;
+	build_ok(needs, 3, &budget, &plan);
+	assert_int_equal(plan.nr_groups, 1);
+	assert_int_equal(plan.groups[0].kernel_group, 0);
+}
+
+/* An Ice Lake-like level 1: slots + 4 metrics in one perf group, fixed counters everywhere. */
+static void test_perf_metrics_group_and_fixed_counters(void **state)
+{
+	struct td_counter_need needs[] = {
+		{ "INST_RETIRED.ANY", 0x1, TD_EVENT_FIXED },
+		{ "topdown-retiring", 0, TD_EVENT_PERF_METRICS },
+		{ "CPU_CLK_UNHALTED.THREAD", 0x2, TD_EVENT_FIXED },
+		{ "topdown-bad-spec", 0, TD_EVENT_PERF_METRICS },
+		{ "TOPDOWN.SLOTS", 0x8, TD_EVENT_FIXED | TD_EVENT_SLOTS_LEADER },
+		{ "topdown-fe-bound", 0, TD_EVENT_PERF_METRICS },
+		{ "topdown-be-bound", 0, TD_EVENT_PERF_METRICS },
+		{ "GP1", 0, 0 }, { "GP2", 0, 0 }, { "GP3", 0, 0 }, { "GP4", 0, 0 }, { "GP5", 0, 0 },
+	};
+	struct td_counter_budget budget = { .gp_counters = 4, .group_events = TD_MAX_SLOTS };
+	struct td_counter_plan plan;
+
+	(void)state;
+	build_ok(needs, 12, &budget, &plan);
+	/* slots first, then the four metric events in order */
+	assert_int_equal(plan.groups[0].events[0], 4);
+	assert_int_equal(plan.groups[0].kernel_group, 5);
+	assert_int_equal(plan.groups[0].events[1], 1);
+	assert_int_equal(plan.groups[0].events[4], 6);
+	/* group 0: 5 + GP1..GP3 fills the 8 slots; GP4, GP5 and the fixed events go on */
+	assert_int_equal(plan.nr_groups, 2);
+	assert_int_equal(plan.groups[0].nr_events, 8);
+	/* group 1: GP4, GP5, then INST, CLK and slots: fixed events fill free slots */
+	assert_int_equal(plan.groups[1].nr_events, 5);
+	assert_int_equal(plan.groups[1].kernel_group, 0);
+	assert_int_equal(plan.groups[1].events[0], 7 + 3);
+	assert_int_equal(plan.groups[1].events[2], 0);
+	assert_int_equal(plan.groups[1].events[3], 2);
+	assert_int_equal(plan.groups[1].events[4], 4);
+}
+
+/* With four general-purpose counters, eight GP events need two groups however many slots. */
+static void test_fixed_events_take_no_gp_counter(void **state)
+{
+	struct td_counter_need needs[] = {
+		{ "F0", 0x1, TD_EVENT_FIXED }, { "F1", 0x2, TD_EVENT_FIXED }, { "F2", 0x4, TD_EVENT_FIXED },
+		{ "G0", 0, 0 }, { "G1", 0, 0 }, { "G2", 0, 0 }, { "G3", 0, 0 },
+	};
+	struct td_counter_budget budget = { .gp_counters = 4, .group_events = TD_MAX_SLOTS };
+	struct td_counter_plan plan;
+
+	(void)state;
+	build_ok(needs, 7, &budget, &plan);
+	assert_int_equal(plan.nr_groups, 1); /* 4 GP + 3 fixed = 7 slots, 4 counters */
+	assert_int_equal(plan.groups[0].nr_events, 7);
+}
+
+/* Two fixed events on the same fixed counter never share a group. */
+static void test_fixed_counter_conflict_splits(void **state)
+{
+	struct td_counter_need needs[] = { { "A", 0x2, TD_EVENT_FIXED }, { "B", 0x2, TD_EVENT_FIXED } };
+	struct td_counter_budget budget = { .gp_counters = 4, .group_events = TD_MAX_SLOTS };
+	struct td_counter_plan plan;
+
+	(void)state;
+	build_ok(needs, 2, &budget, &plan);
+	assert_int_equal(plan.nr_groups, 2);
+}
+
+/* Events restricted to counters 0-3 of 8: at most four of them per group. */
+static void test_counter_masks_respected(void **state)
+{
+	struct td_counter_need needs[10];
+	struct td_counter_budget budget = { .gp_counters = 8, .group_events = TD_MAX_SLOTS };
+	struct td_counter_plan plan;
+
+	(void)state;
+	for (size_t e = 0; e < 6; e++)
+		needs[e] = (struct td_counter_need){ "low", 0xf, 0 };
+	for (size_t e = 6; e < 10; e++)
+		needs[e] = (struct td_counter_need){ "any", 0xff, 0 };
+	build_ok(needs, 10, &budget, &plan);
+	/* 4 low + 4 any fill group 0; the other 2 low go to group 1 */
+	assert_int_equal(plan.nr_groups, 2);
+	assert_int_equal(plan.groups[0].nr_events, 8);
+	assert_int_equal(plan.groups[1].nr_events, 2);
+}
+
+/* Nine metric-group events (an SPR level 2) do not fit 8 slots: two perf groups, each led by slots. */
+static void test_metric_events_split_with_slots_again(void **state)
+{
+	struct td_counter_need needs[9] = { { "TOPDOWN.SLOTS", 0x8, TD_EVENT_FIXED | TD_EVENT_SLOTS_LEADER } };
+	struct td_counter_budget budget = { .gp_counters = 8, .group_events = TD_MAX_SLOTS };
+	struct td_counter_plan plan;
+
+	(void)state;
+	for (size_t e = 1; e < 9; e++)
+		needs[e] = (struct td_counter_need){ "topdown-x", 0, TD_EVENT_PERF_METRICS };
+	build_ok(needs, 9, &budget, &plan);
+	assert_int_equal(plan.nr_groups, 2);
+	assert_int_equal(plan.groups[0].kernel_group, 8);
+	assert_int_equal(plan.groups[1].kernel_group, 2);
+	assert_int_equal(plan.groups[1].events[0], 0);
+	assert_int_equal(plan.groups[1].events[1], 8);
+}
+
+static void expect_plan_error(const struct td_counter_need *needs, size_t n, unsigned gp, unsigned per_group,
+			      const char *expect)
+{
+	struct td_counter_budget budget = { .gp_counters = gp, .group_events = per_group };
+	struct td_counter_plan plan = { .nr_groups = 99 };
+	char err[256] = "";
+
+	assert_int_equal(td_counter_plan_build(needs, n, &budget, &plan, err, sizeof(err)), -EINVAL);
+	assert_int_equal(plan.nr_groups, 0);
+	if (!strstr(err, expect))
+		fail_msg("error '%s' lacks '%s'", err, expect);
+}
+
+static void test_plan_errors(void **state)
+{
+	static struct td_counter_need many[TD_MAX_EVENTS + 1];
+	struct td_counter_need metrics_alone[] = { { "topdown-retiring", 0, TD_EVENT_PERF_METRICS } };
+	struct td_counter_need with_slots[] = {
+		{ "TOPDOWN.SLOTS", 0x8, TD_EVENT_FIXED | TD_EVENT_SLOTS_LEADER },
+		{ "topdown-retiring", 0, TD_EVENT_PERF_METRICS },
+	};
+	struct td_counter_need high_counter[] = { { "ODD.EVENT", 0x10, 0 } };
+
+	(void)state;
+	expect_plan_error(metrics_alone, 1, 8, 8, "slots event as their group leader");
+	expect_plan_error(with_slots, 2, 8, 1, "room for both");
+	expect_plan_error(high_counter, 1, 4, 8, "'ODD.EVENT' can count on none of the 4");
+	expect_plan_error(with_slots, 2, 8, 0, "1 to 8 events, not 0");
+	expect_plan_error(with_slots, 2, 8, TD_MAX_SLOTS + 1, "1 to 8 events, not 9");
+	expect_plan_error(many, TD_MAX_EVENTS + 1, 8, 8, "more than the");
+}
+
+/* ---- every model ---- */
+
+/*
+ * What every group's attributes must be: counting, unfiltered, not
+ * inherited, enabled/running read; the kernel group led by slots.
+ */
+static void check_attrs(const struct td_tma_setup *s)
+{
+	for (size_t g = 0; g < s->plan.nr_groups; g++) {
+		const struct td_counter_group *group = &s->plan.groups[g];
+		struct perf_event_attr attrs[TD_MAX_SLOTS];
+
+		td_pmu_group_attrs(s->events, group, attrs);
+		for (size_t i = 0; i < group->nr_events; i++) {
+			const struct perf_event_attr *a = &attrs[i];
+			const struct td_event_def *def = td_model_event(s->model, s->events[group->events[i]].name);
+
+			assert_non_null(def);
+			assert_int_equal(a->config, def->config);
+			assert_int_equal(a->config1, def->config1);
+			assert_int_equal(a->config2, def->config2);
+			assert_int_equal(a->sample_period, 0);
+			assert_int_equal(a->sample_type, 0);
+			assert_int_equal(a->freq, 0);
+			assert_int_equal(a->inherit, 0);
+			assert_int_equal(a->exclude_user | a->exclude_kernel | a->exclude_hv | a->exclude_idle |
+					 a->exclude_host | a->exclude_guest | a->exclude_callchain_kernel |
+					 a->exclude_callchain_user, 0);
+			assert_int_equal(a->read_format, PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING);
+			if (i == 0 && group->kernel_group)
+				assert_true(def->flags & TD_EVENT_SLOTS_LEADER);
+		}
+	}
+}
+
+/* collect builds the engine from the setup's event names: it must take them. */
+static void check_engine_accepts(const struct td_tma_setup *s)
+{
+	const char *names[TD_MAX_EVENTS];
+	struct td_engine *engine;
+	char err[512];
+
+	for (size_t e = 0; e < s->nr_events; e++)
+		names[e] = s->events[e].name;
+	engine = td_engine_new(s->model, s->depth, names, s->nr_events, &s->facts, err, sizeof(err));
+	if (!engine)
+		fail_msg("%s level %d: engine: %s", s->model->name, s->depth, err);
+	assert_true(td_engine_output_count(engine) > 0);
+	td_engine_free(engine);
+}
+
+static const char *const every_pmu[] = {
+	"cpu/type", "4\n", "cpu_core/type", "8\n", "cpu_atom/type", "10\n", "armv8_pmuv3_0/type", "12\n", NULL,
+};
+
+static unsigned type_of(const char *pmu)
+{
+	return !strcmp(pmu, "cpu") ? 4 : !strcmp(pmu, "cpu_core") ? 8 : !strcmp(pmu, "cpu_atom") ? 10 : 12;
+}
+
+/* Metric events need the slots event even where no formula names it: it comes last. */
+static size_t with_slots_leader(const struct td_model *model, int *idx, size_t n)
+{
+	bool metrics = false, leader = false;
+
+	for (size_t i = 0; i < n; i++) {
+		metrics |= model->events[idx[i]].flags & TD_EVENT_PERF_METRICS;
+		leader |= model->events[idx[i]].flags & TD_EVENT_SLOTS_LEADER;
+	}
+	if (!metrics || leader)
+		return n;
+	for (size_t e = 0; e < model->n_events; e++)
+		if (!strcmp(model->events[e].name, "TOPDOWN.SLOTS") || strstr(model->events[e].name, "/TOPDOWN.SLOTS/"))
+			idx[n] = e;
+	return n + 1;
+}
+
+/* Every model, every depth it can do, SMT on and off: the rules hold. */
+static void test_every_model_and_depth(void **state)
+{
+	char *root = make_root(every_pmu), err[512];
+	struct td_tma_setup *s = malloc(sizeof(*s));
+	size_t rotating = 0;
+
+	(void)state;
+	for (size_t m = 0; m < td_kb_model_count(kb); m++) {
+		const struct td_model *model = td_kb_model_at(kb, m);
+
+		for (int smt = 0; smt < 2; smt++) {
+			struct td_cpuinfo cpu = { .smt_on = smt };
+
+			for (int depth = 1; depth <= 4; depth++) {
+				struct td_counter_need needs[TD_MAX_EVENTS];
+				int idx[TD_MAX_EVENTS];
+				size_t n = td_model_events_for(model, td_level_mask(depth, false), idx, TD_MAX_EVENTS);
+				int ret = td_tma_setup(model, depth, root, &cpu, s, err, sizeof(err));
+
+				if (depth == 4 && n > td_model_events_for(model, td_level_mask(3, false), idx, 0)) {
+					assert_int_equal(ret, -EINVAL);
+					continue;
+				}
+				if (ret)
+					fail_msg("%s level %d: %s", model->name, depth, err);
+				n = with_slots_leader(model, idx, n);
+				assert_int_equal(s->nr_events, n);
+				assert_string_equal(s->pmu, model->pmu[0] == 'a' ? "armv8_pmuv3_0" : model->pmu);
+				assert_int_equal(s->budget.gp_counters, smt ? model->gp_counters : model->gp_counters_smt_off);
+				assert_int_equal(s->facts.smt_on, smt);
+				for (size_t e = 0; e < n; e++) {
+					const struct td_event_def *def = &model->events[idx[e]];
+
+					assert_string_equal(s->events[e].name, def->name);
+					assert_int_equal(s->events[e].type, type_of(s->pmu));
+					needs[e] = (struct td_counter_need){ def->name, def->counters, def->flags };
+				}
+				check_plan(needs, n, &s->budget, &s->plan);
+				check_attrs(s);
+				check_engine_accepts(s);
+				rotating += s->plan.nr_groups > 1;
+			}
+		}
+	}
+	print_message("  %zu of the model/depth/SMT combinations rotate counter groups\n", rotating);
+	assert_true(rotating > 0);
+	free(s);
+	remove_root(root);
+}
+
+/* A Sapphire Rapids level 2 (hand-counted from the definitions): 10 events; 9 of them in perf groups. */
+static void test_spr_level2_plan(void **state)
+{
+	struct td_cpuinfo cpu;
+	struct td_tma_setup *s = malloc(sizeof(*s));
+	char err[512];
+
+	(void)state;
+	assert_int_equal(td_cpuinfo_read(HOSTS "/intel-spr", &cpu, err, sizeof(err)), 0);
+	if (td_tma_setup(td_kb_model(kb, "spr"), 2, HOSTS "/intel-spr", &cpu, s, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_string_equal(s->pmu, "cpu");
+	assert_int_equal(s->events[0].type, 4); /* the recorded cpu/type */
+	assert_true(s->facts.smt_on);
+	assert_int_equal(s->budget.gp_counters, 8);
+	assert_int_equal(s->nr_events, 10);
+	/* slots + 8 topdown-* events exceed 8 slots: two perf groups */
+	assert_int_equal(s->plan.nr_groups, 2);
+	assert_int_equal(s->plan.groups[0].kernel_group, 8);
+	assert_string_equal(s->events[s->plan.groups[0].events[0]].name, "TOPDOWN.SLOTS");
+	assert_string_equal(s->events[s->plan.groups[1].events[0]].name, "TOPDOWN.SLOTS");
+	assert_int_equal(s->pmu_cpus[0], '\0');
+	free(s);
+}
+
+static void test_host_pmu_binding(void **state)
+{
+	static const char *const arm_with_caps[] = {
+		"armv8_pmuv3_0/type", "9\n", "armv8_pmuv3_0/caps/slots", "0x00000008\n", "armv8_pmuv3_0/cpus", "0-63\n", NULL,
+	};
+	static const char *const non_hybrid_adl[] = { "cpu/type", "4\n", NULL };
+	static const char *const hybrid_adl[] = {
+		"cpu/type", "4\n", "cpu_core/type", "8\n", "cpu_core/cpus", "0-15\n", NULL,
+	};
+	struct td_cpuinfo cpu = { .smt_on = false };
+	struct td_tma_setup *s = malloc(sizeof(*s));
+	char *root, err[512];
+
+	(void)state;
+	/* Neoverse V2: the PMU by prefix, the slot width from caps/slots */
+	root = make_root(arm_with_caps);
+	assert_int_equal(td_tma_setup(td_kb_model(kb, "neoverse-v2"), 1, root, &cpu, s, err, sizeof(err)), 0);
+	assert_string_equal(s->pmu, "armv8_pmuv3_0");
+	assert_int_equal(s->events[0].type, 9);
+	assert_int_equal(s->facts.slots_per_cycle, 8);
+	assert_string_equal(s->pmu_cpus, "0-63");
+	remove_root(root);
+
+	/* the recorded Grace host has no caps/slots: the model's width (0 here) */
+	assert_int_equal(td_tma_setup(td_kb_model(kb, "neoverse-v2"), 1, HOSTS "/neoverse-v2", &cpu, s, err,
+				      sizeof(err)), 0);
+	assert_int_equal(s->facts.slots_per_cycle, 0);
+	assert_int_equal(s->events[0].type, 10); /* the recorded armv8_pmuv3_0/type */
+
+	/* Alder Lake without E-cores registers its core PMU as cpu */
+	root = make_root(non_hybrid_adl);
+	assert_int_equal(td_tma_setup(td_kb_model(kb, "adl"), 1, root, &cpu, s, err, sizeof(err)), 0);
+	assert_string_equal(s->pmu, "cpu");
+	remove_root(root);
+
+	/* a hybrid one: cpu_core, on the P-cores only */
+	root = make_root(hybrid_adl);
+	assert_int_equal(td_tma_setup(td_kb_model(kb, "adl"), 1, root, &cpu, s, err, sizeof(err)), 0);
+	assert_string_equal(s->pmu, "cpu_core");
+	assert_int_equal(s->events[0].type, 8);
+	assert_string_equal(s->pmu_cpus, "0-15");
+	remove_root(root);
+	free(s);
+}
+
+static void test_setup_errors(void **state)
+{
+	static const char *const bad_type[] = { "cpu/type", "four\n", NULL };
+	struct td_cpuinfo cpu = { .smt_on = true };
+	struct td_tma_setup *s = malloc(sizeof(*s));
+	char *root, err[512] = "";
+
+	(void)state;
+	/* this VM: no cpu PMU */
+	assert_int_equal(td_tma_setup(td_kb_model(kb, "zen5"), 1, HOSTS "/kvm-nopmu", &cpu, s, err, sizeof(err)),
+			 -ENODEV);
+	assert_non_null(strstr(err, "no 'cpu' PMU"));
+	/* big.LITTLE Cortex PMUs are not armv8_pmuv3* */
+	assert_int_equal(td_tma_setup(td_kb_model(kb, "neoverse-n1"), 1, HOSTS "/arm-rk3399", &cpu, s, err,
+				      sizeof(err)), -ENODEV);
+	assert_non_null(strstr(err, "no 'armv8_pmuv3' PMU"));
+	assert_int_equal(td_tma_setup(td_kb_model(kb, "spr"), 0, HOSTS "/intel-spr", &cpu, s, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "level 0 does not exist"));
+	assert_int_equal(td_tma_setup(td_kb_model(kb, "spr"), 5, HOSTS "/intel-spr", &cpu, s, err, sizeof(err)),
+			 -EINVAL);
+	root = make_root(bad_type);
+	assert_int_equal(td_tma_setup(td_kb_model(kb, "spr"), 1, root, &cpu, s, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "cannot read the type of PMU 'cpu'"));
+	remove_root(root);
+	free(s);
+}
+
+static void test_choose_model(void **state)
+{
+	const struct td_model *model = NULL;
+	struct td_cpuinfo cpu;
+	char err[1024] = "";
+
+	(void)state;
+	assert_int_equal(td_tma_choose_model(kb, "sapphirerapids", NULL, &model, err, sizeof(err)), 0);
+	assert_string_equal(model->name, "spr");
+	assert_int_equal(td_tma_choose_model(kb, "NEOVERSE_V2", NULL, &model, err, sizeof(err)), 0);
+	assert_string_equal(model->name, "neoverse-v2");
+	assert_int_equal(td_tma_choose_model(kb, "pentium", NULL, &model, err, sizeof(err)), -ENOENT);
+	assert_null(strchr(err, '\n'));
+	assert_non_null(strstr(err, "unknown CPU model 'pentium'; known models: "));
+	assert_non_null(strstr(err, " spr,"));
+	assert_non_null(strstr(err, " zen4,"));
+	assert_non_null(strstr(err, " neoverse-n1,"));
+	/* detection from the recorded hosts */
+	assert_int_equal(td_cpuinfo_read(HOSTS "/intel-spr", &cpu, err, sizeof(err)), 0);
+	assert_int_equal(td_tma_choose_model(kb, NULL, &cpu, &model, err, sizeof(err)), 0);
+	assert_string_equal(model->name, "spr");
+	assert_int_equal(td_cpuinfo_read(HOSTS "/amd-zen4", &cpu, err, sizeof(err)), 0);
+	assert_int_equal(td_tma_choose_model(kb, NULL, &cpu, &model, err, sizeof(err)), 0);
+	assert_string_equal(model->name, "zen4");
+	assert_int_equal(td_cpuinfo_read(HOSTS "/arm-rk3399", &cpu, err, sizeof(err)), 0);
+	assert_int_equal(td_tma_choose_model(kb, NULL, &cpu, &model, err, sizeof(err)), -ENOTSUP);
+	assert_true(err[0] != '\0');
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_software_events_rotate_in_fours),
+		cmocka_unit_test(test_one_group_when_it_fits),
+		cmocka_unit_test(test_perf_metrics_group_and_fixed_counters),
+		cmocka_unit_test(test_fixed_events_take_no_gp_counter),
+		cmocka_unit_test(test_fixed_counter_conflict_splits),
+		cmocka_unit_test(test_counter_masks_respected),
+		cmocka_unit_test(test_metric_events_split_with_slots_again),
+		cmocka_unit_test(test_plan_errors),
+		cmocka_unit_test(test_every_model_and_depth),
+		cmocka_unit_test(test_spr_level2_plan),
+		cmocka_unit_test(test_host_pmu_binding),
+		cmocka_unit_test(test_setup_errors),
+		cmocka_unit_test(test_choose_model),
+	};
+
+	return cmocka_run_group_tests(tests, load_kb, NULL);
+}

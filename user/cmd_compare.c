@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * topdown compare: what changed between two runs, or between two sets of
+ * runs chosen by labels, tested with Welch's t-test (td_compare in
+ * user/query.c). --fail-on-regression turns a regression into exit code 3
+ * for CI gates.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "parse.h"
+#include "query.h"
+#include "query_cli.h"
+#include "query_render.h"
+
+#define OPT_HELP 0x100
+#define DEFAULT_THRESHOLD_PP 1.0
+
+struct compare_args {
+	struct td_query_cli cli;      /* --process, --last, --label (both sides), output */
+	struct td_labels labels_a, labels_b;
+	const char *run_a, *run_b;
+	double threshold_pp, alpha;
+	bool fail_on_regression, threads;
+	long level, top_n;
+};
+
+static const char usage_text[] =
+	"usage: topdown compare RUN_A RUN_B [OPTIONS]\n"
+	"       topdown compare --label-a key=value... --label-b key=value... [--label key=value]...\n"
+	"                       [--process NAME] [--last 7d] [OPTIONS]\n"
+	"options: [--threshold PP] [--alpha P] [--fail-on-regression] [--threads] [--level 1..4]\n"
+	"         [--top-n N] [--json | --csv] [--db PATH | --backend postgresql --dsn DSN]\n"
+	"B is compared against A with Welch's t-test; --threshold (percentage points, default 1)\n"
+	"is the smallest change that counts; --fail-on-regression exits 3 when one is found.\n";
+
+static int usage_error(const char *message)
+{
+	fprintf(stderr, "topdown compare: %s (topdown compare --help lists the options)\n", message);
+	return TD_EXIT_USAGE;
+}
+
+static int own_option(struct compare_args *a, int opt, char *err, size_t errlen)
+{
+	switch (opt) {
+	case 'A': return td_labels_parse_arg(&a->labels_a, optarg, err, errlen);
+	case 'Z': return td_labels_parse_arg(&a->labels_b, optarg, err, errlen);
+	case 'e': return td_parse_number(optarg, "--threshold", 0, 100, &a->threshold_pp, err,
+					 errlen);
+	case 'a': return td_parse_number(optarg, "--alpha", 0.000001, 0.5, &a->alpha, err,
+					 errlen);
+	case 'f': a->fail_on_regression = true; return 0;
+	case 'H': a->threads = true; return 0;
+	case 'l': return td_parse_int_range(optarg, "--level", 1, 4, &a->level, err, errlen);
+	case 'n': return td_parse_int_range(optarg, "--top-n", 1, 1000000, &a->top_n, err, errlen);
+	default: return 0;
+	}
+}
+
+/* Two run ids, or two label sets: one way to name the sides. */
+static const char *sides_problem(const struct compare_args *a, int nr_args)
+{
+	bool by_labels = a->labels_a.count || a->labels_b.count;
+
+	if (a->cli.run_id)
+		return "compare takes its two run ids as arguments, not --run-id";
+	if (by_labels && nr_args)
+		return "name the sides either by two run ids or by --label-a and --label-b, not both";
+	if (by_labels && (!a->labels_a.count || !a->labels_b.count))
+		return "give both --label-a and --label-b";
+	if (!by_labels && nr_args != 2)
+		return "name two runs (topdown compare RUN_A RUN_B) or two label sets "
+		       "(--label-a key=value --label-b key=value)";
+	return NULL;
+}
+
+static int parse_args(int argc, char **argv, struct compare_args *a)
+{
+	static const struct option options[] = {
+		TD_QUERY_CLI_OPTIONS,
+		{ "label-a", required_argument, NULL, 'A' },
+		{ "label-b", required_argument, NULL, 'Z' },
+		{ "threshold", required_argument, NULL, 'e' },
+		{ "alpha", required_argument, NULL, 'a' },
+		{ "fail-on-regression", no_argument, NULL, 'f' },
+		{ "threads", no_argument, NULL, 'H' },
+		{ "level", required_argument, NULL, 'l' },
+		{ "top-n", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ 0 }
+	};
+	char err[512] = "";
+	int opt, ret = 0;
+
+	optind = 1;
+	opterr = 0;
+	while (!ret && (opt = getopt_long(argc, argv, TD_QUERY_CLI_SHORT, options, NULL)) != -1) {
+		if (opt == OPT_HELP) {
+			fputs(usage_text, stdout);
+			return -1;
+		}
+		if (opt == '?') {
+			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'",
+				 argv[optind - 1]);
+			return usage_error(err);
+		}
+		ret = td_query_cli_option(&a->cli, opt, optarg, err, sizeof(err));
+		ret = ret == 0 ? own_option(a, opt, err, sizeof(err)) : ret < 0 ? ret : 0;
+	}
+	if (ret)
+		return usage_error(err);
+	if (sides_problem(a, argc - optind))
+		return usage_error(sides_problem(a, argc - optind));
+	if (optind < argc) {
+		a->run_a = argv[optind];
+		a->run_b = argv[optind + 1];
+	}
+	return 0;
+}
+
+/* One side's filter: a run id, or the shared filters plus its labels. */
+static int side_filter(struct td_store *store, const struct td_run_filter *shared,
+		       const char *run_text, char id[TD_RUN_ID_LEN], struct td_labels *labels,
+		       struct td_run_filter *side, char *err, size_t errlen)
+{
+	*side = *shared;
+	if (run_text) {
+		side->run_id = id;
+		return td_store_resolve_run_id(store, run_text, id, err, errlen);
+	}
+	if (td_labels_copy(labels, shared->labels) < 0) {
+		snprintf(err, errlen, "out of memory; free memory and retry");
+		return -ENOMEM;
+	}
+	side->labels = labels;
+	return 0;
+}
+
+static int compare(struct td_store *store, struct compare_args *a, bool *regressed,
+		   char *err, size_t errlen)
+{
+	struct td_compare_args args = {
+		.by_thread_name = a->threads, .max_level = (int)a->level,
+		.threshold = a->threshold_pp / 100,
+		.alpha = a->alpha, .top_n = (size_t)a->top_n,
+	};
+	struct td_render r = { .out = stdout, .format = a->cli.format,
+			       .color = td_render_wants_color(stdout) };
+	char id_a[TD_RUN_ID_LEN], id_b[TD_RUN_ID_LEN];
+	struct td_comparison *result = NULL;
+	struct td_run_filter shared;
+	int ret = td_query_cli_filter(&a->cli, store, &shared, err, errlen);
+
+	if (ret == 0)
+		ret = side_filter(store, &shared, a->run_a, id_a, &a->labels_a, &args.a, err, errlen);
+	if (ret == 0)
+		ret = side_filter(store, &shared, a->run_b, id_b, &a->labels_b, &args.b, err, errlen);
+	if (ret == 0)
+		ret = td_compare(store, &args, &result, err, errlen);
+	if (ret == 0) {
+		td_render_comparison(&r, result);
+		*regressed = result->nr_regressions > 0;
+	}
+	td_comparison_free(result);
+	return ret;
+}
+
+int td_cmd_compare(int argc, char **argv)
+{
+	struct compare_args a = { 0 };
+	struct td_store *store = NULL;
+	bool regressed = false;
+	char err[1024] = "";
+	int ret;
+
+	a.threshold_pp = DEFAULT_THRESHOLD_PP;
+	td_query_cli_init(&a.cli, &argc, argv);
+	td_labels_init(&a.labels_a);
+	td_labels_init(&a.labels_b);
+	ret = parse_args(argc, argv, &a);
+	if (ret == 0) {
+		store = td_query_cli_open(&a.cli, err, sizeof(err));
+		ret = store ? compare(store, &a, &regressed, err, sizeof(err)) : -EIO;
+		if (ret)
+			ret = td_query_cli_fail("compare", ret, err);
+		else if (regressed && a.fail_on_regression)
+			ret = TD_EXIT_REGRESSION;
+	}
+	td_store_close(store);
+	td_labels_free(&a.labels_a);
+	td_labels_free(&a.labels_b);
+	td_query_cli_release(&a.cli);
+	return ret < 0 ? 0 : ret;
+}

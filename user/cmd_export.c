@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * topdown export: the matching runs, whole (threads, intervals and metric
+ * rows), as one JSON array or as CSV with one line per metric row. Runs
+ * are read and written one at a time, so memory stays flat however many
+ * there are. With --output the file appears only once complete.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "query_cli.h"
+#include "query_render.h"
+
+#define OPT_HELP 0x100
+
+struct export_args {
+	struct td_query_cli cli;
+	const char *output;
+	bool format_given;
+};
+
+static const char usage_text[] =
+	"usage: topdown export [--format json|csv] [--label key=value]... [--process NAME]\n"
+	"                      [--last 24h] [--run-id ID] [--output FILE]\n"
+	"                      [--db PATH | --backend postgresql --dsn DSN]\n";
+
+static int usage_error(const char *message)
+{
+	fprintf(stderr, "topdown export: %s (topdown export --help lists the options)\n", message);
+	return TD_EXIT_USAGE;
+}
+
+static int parse_format(const char *text, struct export_args *a, char *err, size_t errlen)
+{
+	if (strcmp(text, "json") == 0)
+		a->cli.format = TD_FORMAT_JSON;
+	else if (strcmp(text, "csv") == 0)
+		a->cli.format = TD_FORMAT_CSV;
+	else {
+		snprintf(err, errlen, "--format takes json or csv, not '%.32s'", text);
+		return -EINVAL;
+	}
+	a->format_given = true;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct export_args *a)
+{
+	static const struct option options[] = {
+		TD_QUERY_CLI_OPTIONS,
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ 0 }
+	};
+	char err[512] = "";
+	int opt, ret = 0;
+
+	a->cli.format = TD_FORMAT_JSON;
+	optind = 1;
+	opterr = 0;
+	while (!ret && (opt = getopt_long(argc, argv, TD_QUERY_CLI_SHORT, options, NULL)) != -1) {
+		switch (opt) {
+		case 'f': ret = parse_format(optarg, a, err, sizeof(err)); break;
+		case 'o': a->output = optarg; break;
+		case OPT_HELP: fputs(usage_text, stdout); return -1;
+		case '?':
+			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'",
+				 argv[optind - 1]);
+			ret = -EINVAL;
+			break;
+		default:
+			ret = td_query_cli_option(&a->cli, opt, optarg, err, sizeof(err));
+			ret = ret < 0 ? ret : 0;
+		}
+	}
+	if (ret)
+		return usage_error(err);
+	if (optind < argc) {
+		snprintf(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
+		return usage_error(err);
+	}
+	return 0;
+}
+
+/* Every matching run, oldest last as listed, one read at a time. */
+static int write_runs(struct td_store *store, const struct td_run_summary *runs, size_t count,
+		      enum td_format format, FILE *out, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (format == TD_FORMAT_CSV)
+		td_export_csv_header(out);
+	else
+		fputs("[", out);
+	for (size_t i = 0; ret == 0 && i < count; i++) {
+		struct td_run *run = NULL;
+
+		ret = td_store_read_run(store, runs[i].id, &run, err, errlen);
+		if (ret == 0 && format == TD_FORMAT_CSV) {
+			td_export_csv_run(out, run);
+		} else if (ret == 0) {
+			json_t *json = td_run_json(run);
+
+			fputs(i ? ",\n" : "\n", out);
+			if (json_dumpf(json, out, JSON_INDENT(2)) < 0) {
+				snprintf(err, errlen, "cannot encode run %s as JSON", run->id);
+				ret = -EIO;
+			}
+			json_decref(json);
+		}
+		td_run_free(run);
+	}
+	if (format == TD_FORMAT_JSON)
+		fputs(count ? "\n]\n" : "]\n", out);
+	return ret;
+}
+
+/* --output: a temporary file beside it, renamed over it once complete. */
+static int export_to_file(struct td_store *store, const struct td_run_summary *runs,
+			  size_t count, const struct export_args *a, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX];
+	FILE *out;
+	int fd, ret;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", a->output) >= sizeof(tmp)) {
+		snprintf(err, errlen, "the --output path is too long");
+		return -ENAMETOOLONG;
+	}
+	fd = mkstemp(tmp);
+	out = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!out) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot write '%s': %s; pass --output with a writable path",
+			 a->output, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	ret = write_runs(store, runs, count, a->cli.format, out, err, errlen);
+	if (fclose(out) != 0 && ret == 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot write '%s': %s", a->output, strerror(errno));
+	}
+	if (ret == 0 && rename(tmp, a->output) != 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot create '%s': %s", a->output, strerror(errno));
+	}
+	if (ret < 0)
+		unlink(tmp);
+	return ret;
+}
+
+static int export_runs(struct td_store *store, struct export_args *a, char *err, size_t errlen)
+{
+	struct td_run_summary *runs = NULL;
+	struct td_run_filter filter;
+	size_t count = 0;
+	int ret = td_query_cli_filter(&a->cli, store, &filter, err, errlen);
+
+	if (ret == 0)
+		ret = td_store_list_runs(store, &filter, &runs, &count, err, errlen);
+	if (ret == 0 && a->output)
+		ret = export_to_file(store, runs, count, a, err, errlen);
+	else if (ret == 0)
+		ret = write_runs(store, runs, count, a->cli.format, stdout, err, errlen);
+	td_run_summaries_free(runs, count);
+	return ret;
+}
+
+int td_cmd_export(int argc, char **argv)
+{
+	struct export_args a = { 0 };
+	struct td_store *store = NULL;
+	char err[1024] = "";
+	int ret;
+
+	td_query_cli_init(&a.cli, &argc, argv);
+	ret = parse_args(argc, argv, &a);
+	if (ret == 0) {
+		store = td_query_cli_open(&a.cli, err, sizeof(err));
+		ret = store ? export_runs(store, &a, err, sizeof(err)) : -EIO;
+		ret = ret ? td_query_cli_fail("export", ret, err) : 0;
+	}
+	td_store_close(store);
+	td_query_cli_release(&a.cli);
+	return ret < 0 ? 0 : ret;
+}

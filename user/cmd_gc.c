@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * topdown gc: deletes runs that started longer ago than --older-than, in
+ * batches of their own transaction, so a collector writing to the same
+ * store meanwhile waits for one batch at most.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "parse.h"
+#include "query_cli.h"
+#include "render.h"
+
+#define OPT_HELP 0x100
+#define DEFAULT_BATCH 100
+
+struct gc_args {
+	struct td_query_cli cli; /* --label, --process narrow what is deleted */
+	uint64_t older_than_ns;
+	long batch;
+	bool dry_run;
+};
+
+static const char usage_text[] =
+	"usage: topdown gc --older-than 30d [--label key=value]... [--process NAME] [--dry-run]\n"
+	"                  [--batch N] [--db PATH | --backend postgresql --dsn DSN]\n";
+
+static int usage_error(const char *message)
+{
+	fprintf(stderr, "topdown gc: %s (topdown gc --help lists the options)\n", message);
+	return TD_EXIT_USAGE;
+}
+
+static int parse_args(int argc, char **argv, struct gc_args *a)
+{
+	static const struct option options[] = {
+		TD_QUERY_CLI_OPTIONS,
+		{ "older-than", required_argument, NULL, 'o' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ 0 }
+	};
+	char err[512] = "";
+	int opt, ret = 0;
+
+	a->batch = DEFAULT_BATCH;
+	optind = 1;
+	opterr = 0;
+	while (!ret && (opt = getopt_long(argc, argv, TD_QUERY_CLI_SHORT, options, NULL)) != -1) {
+		switch (opt) {
+		case 'o': ret = td_parse_duration_ns(optarg, &a->older_than_ns, err, sizeof(err)); break;
+		case 'b': ret = td_parse_int_range(optarg, "--batch", 1, 100000, &a->batch, err, sizeof(err)); break;
+		case 'n': a->dry_run = true; break;
+		case OPT_HELP: fputs(usage_text, stdout); return -1;
+		case '?':
+			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'",
+				 argv[optind - 1]);
+			ret = -EINVAL;
+			break;
+		default:
+			ret = td_query_cli_option(&a->cli, opt, optarg, err, sizeof(err));
+			ret = ret < 0 ? ret : 0;
+		}
+	}
+	if (ret)
+		return usage_error(err);
+	if (optind < argc) {
+		snprintf(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
+		return usage_error(err);
+	}
+	if (!a->older_than_ns)
+		return usage_error("say which runs to delete with --older-than, e.g. --older-than 30d");
+	if (a->cli.last_ns || a->cli.run_id || a->cli.format != TD_FORMAT_TABLE)
+		return usage_error("gc takes --older-than, --label and --process to choose runs; "
+				   "--last, --run-id, --json and --csv do not apply");
+	return 0;
+}
+
+static int collect_garbage(struct td_store *store, struct gc_args *a, char *err, size_t errlen)
+{
+	struct td_run_summary *runs = NULL;
+	struct td_run_filter filter;
+	struct timespec now;
+	char when[32];
+	size_t count = 0;
+	int ret = td_query_cli_filter(&a->cli, store, &filter, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	clock_gettime(CLOCK_REALTIME, &now);
+	filter.before_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - (int64_t)a->older_than_ns;
+	td_format_time(filter.before_ns, when, sizeof(when));
+	if (a->dry_run) {
+		ret = td_store_list_runs(store, &filter, &runs, &count, err, errlen);
+		td_run_summaries_free(runs, count);
+		if (ret == 0)
+			printf("would delete %zu run%s started before %s from %s\n", count,
+			       count == 1 ? "" : "s", when, td_store_location(store));
+		return ret;
+	}
+	ret = td_store_delete_runs(store, &filter, (size_t)a->batch, &count, err, errlen);
+	/* Batches already deleted stay deleted: say so either way. */
+	printf("deleted %zu run%s started before %s from %s\n", count, count == 1 ? "" : "s",
+	       when, td_store_location(store));
+	return ret;
+}
+
+int td_cmd_gc(int argc, char **argv)
+{
+	struct gc_args a = { 0 };
+	struct td_store *store = NULL;
+	char err[1024] = "";
+	int ret;
+
+	td_query_cli_init(&a.cli, &argc, argv);
+	ret = parse_args(argc, argv, &a);
+	if (ret == 0) {
+		store = td_query_cli_open(&a.cli, err, sizeof(err));
+		ret = store ? collect_garbage(store, &a, err, sizeof(err)) : -EIO;
+		ret = ret ? td_query_cli_fail("gc", ret, err) : 0;
+	}
+	td_store_close(store);
+	td_query_cli_release(&a.cli);
+	return ret < 0 ? 0 : ret;
+}

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * topdown import: counts from a perf stat file become a stored, labeled
+ * run with its Top-Down tree.  Reading and computing are user/import.c's
+ * and the engine's; this file parses arguments, stores and prints.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "commands.h"
+#include "engine.h"
+#include "import.h"
+#include "labels.h"
+#include "parse.h"
+#include "storage.h"
+#include "store_open.h"
+#include "tma_render.h"
+
+#define MAX_FILE_BYTES (1024L * 1024 * 1024)
+#define NAME_COLUMN 44
+
+static const char usage_text[] =
+	"usage: topdown import FILE --cpu-model M [--label key=value]... [--level 1..4]\n"
+	"                      [--smt on|off] [--process NAME] [--json]\n"
+	"                      [--db PATH | --backend postgresql --dsn DSN]\n"
+	"  FILE: the output of perf stat -x, (CSV) or perf stat -j (JSON)\n";
+
+struct import_args {
+	const char *file;
+	const char *model;
+	const char *process;
+	const char *db;
+	struct td_store_flags store_flags; /* --backend, --dsn */
+	struct td_labels labels;
+	long level; /* 0: the deepest the counts define */
+	int smt;    /* -1: inferred */
+	bool json;
+};
+
+static int parse_smt(const char *text, int *out, char *err, size_t errlen)
+{
+	if (strcmp(text, "on") == 0 || strcmp(text, "off") == 0) {
+		*out = strcmp(text, "on") == 0;
+		return 0;
+	}
+	snprintf(err, errlen, "--smt takes on or off, not '%s'", text);
+	return -EINVAL;
+}
+
+/* 0 to run, -1 after --help, or TD_EXIT_USAGE. */
+static int parse_args(int argc, char **argv, struct import_args *a)
+{
+	static const struct option options[] = {
+		{ "cpu-model", required_argument, NULL, 'm' },
+		{ "label", required_argument, NULL, 'L' },
+		{ "level", required_argument, NULL, 'l' },
+		{ "smt", required_argument, NULL, 's' },
+		{ "process", required_argument, NULL, 'p' },
+		{ "db", required_argument, NULL, 'D' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	char err[512] = "";
+	int opt, ret = 0;
+
+	a->smt = -1;
+	optind = 1;
+	opterr = 0;
+	while (!ret && (opt = getopt_long(argc, argv, "m:L:l:s:p:D:jh", options, NULL)) != -1) {
+		switch (opt) {
+		case 'm': a->model = optarg; break;
+		case 'L': ret = td_labels_parse_arg(&a->labels, optarg, err, sizeof(err)); break;
+		case 'l': ret = td_parse_int_range(optarg, "--level", 1, 4, &a->level, err, sizeof(err)); break;
+		case 's': ret = parse_smt(optarg, &a->smt, err, sizeof(err)); break;
+		case 'p': a->process = optarg; break;
+		case 'D': a->db = optarg; break;
+		case 'j': a->json = true; break;
+		case 'h': fputs(usage_text, stdout); return -1;
+		default:
+			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'", argv[optind - 1]);
+			ret = -EINVAL;
+		}
+	}
+	if (!ret && optind < argc)
+		a->file = argv[optind++];
+	if (!ret && optind < argc) {
+		snprintf(err, sizeof(err), "unexpected argument '%s'; import one file at a time", argv[optind]);
+		ret = -EINVAL;
+	}
+	if (!ret && (!a->file || !a->model)) {
+		snprintf(err, sizeof(err), "a FILE and --cpu-model are required");
+		ret = -EINVAL;
+	}
+	if (ret) {
+		fprintf(stderr, "topdown import: %s (topdown import --help lists the options)\n", err);
+		return TD_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The model named by --cpu-model, or NULL with err listing the known ones. */
+static const struct td_model *find_model(const char *name, char *err, size_t errlen)
+{
+	const struct td_kb *kb = td_kb_load(err, errlen);
+	const struct td_model *m = kb ? td_kb_model(kb, name) : NULL;
+	char names[1024] = "";
+
+	if (m || !kb)
+		return m;
+	for (size_t i = 0; i < td_kb_model_count(kb); i++) {
+		size_t used = strlen(names);
+
+		snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "",
+			 td_kb_model_at(kb, i)->name);
+	}
+	snprintf(err, errlen, "unknown --cpu-model '%s'; known models: %s", name, names);
+	return NULL;
+}
+
+/* The whole file in a malloc'd buffer. */
+static int read_file(const char *path, char **text, size_t *len, int64_t *mtime_ns, char *err,
+		     size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	int rc = 0;
+
+	*text = NULL;
+	if (!f || fstat(fileno(f), &st) != 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+	} else if (!S_ISREG(st.st_mode) || st.st_size > MAX_FILE_BYTES) {
+		rc = -EINVAL;
+		snprintf(err, errlen, "%s is not a regular file of at most 1 GiB", path);
+	} else if (!(*text = malloc((size_t)st.st_size + 1))) {
+		rc = -ENOMEM;
+		snprintf(err, errlen, "out of memory reading %s", path);
+	} else {
+		*len = fread(*text, 1, (size_t)st.st_size, f);
+		*mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		if (ferror(f)) {
+			rc = -EIO;
+			snprintf(err, errlen, "cannot read %s: I/O error", path);
+		}
+	}
+	if (f)
+		fclose(f);
+	if (rc) {
+		free(*text);
+		*text = NULL;
+	}
+	return rc;
+}
+
+static int store_run(const struct import_args *a, const struct td_run *run, char *where,
+		     size_t wherelen, char *err, size_t errlen)
+{
+	struct td_store *store = td_store_open_flags(&a->store_flags, a->db, where, wherelen, err,
+						     errlen);
+	int rc = store ? td_store_write_run(store, run, err, errlen) : -EIO;
+
+	td_store_close(store);
+	return rc;
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+/* Whole-run rows of the process: what the import prints. */
+static bool printed(const struct td_metric_row *row)
+{
+	return row->scope == TD_SCOPE_PROCESS && row->interval_seq == -1;
+}
+
+static void print_text(const struct td_import *imp, const char *source, const char *where)
+{
+	const struct td_run *run = imp->run;
+	bool info_header = false, marks = false;
+	char value[32];
+
+	printf("imported %s as run %s\n", source, run->id);
+	printf("model %s (%s), level %d, SMT %s, %zu thread(s), %zu interval(s); stored in %s\n\n",
+	       imp->model->name, imp->model->long_name, imp->depth, imp->smt_on ? "on" : "off",
+	       run->nr_threads, run->nr_intervals, where);
+	for (size_t i = 0; i < run->nr_metrics; i++) {
+		const struct td_metric_row *row = &run->metrics[i];
+		const char *name = row->level ? strrchr(row->path, '.') : NULL;
+		int indent = row->level ? 2 * (row->level - 1) : 2;
+		bool low = td_metric_low_confidence(row->confidence);
+
+		if (!printed(row))
+			continue;
+		if (!row->level && !info_header) {
+			printf("\nInfo\n");
+			info_header = true;
+		}
+		name = name ? name + 1 : row->path;
+		printf("%*s%-*s %9s %s%s\n", indent, "", NAME_COLUMN - indent, name,
+		       td_format_metric(imp->model, row, value, sizeof(value)),
+		       row->threshold_crossed ? "*" : " ", low ? TD_MARK_LOW_CONFIDENCE : "");
+		marks |= row->threshold_crossed || low;
+	}
+	if (marks)
+		printf("\n* above its threshold   %s\n", TD_LEGEND_LOW_CONFIDENCE);
+	for (size_t i = 0; i < imp->n_notes; i++)
+		printf("note: %s\n", imp->notes[i]);
+}
+
+static void print_json(const struct td_import *imp, const char *source, const char *where)
+{
+	const struct td_run *run = imp->run;
+	json_t *labels = json_object(), *notes = json_array(), *tree = json_array(),
+	       *info = json_array();
+
+	for (size_t i = 0; i < run->labels.count; i++)
+		json_object_set_new(labels, run->labels.items[i].key, json_string(run->labels.items[i].value));
+	for (size_t i = 0; i < imp->n_notes; i++)
+		json_array_append_new(notes, json_string(imp->notes[i]));
+	for (size_t i = 0; i < run->nr_metrics; i++)
+		if (printed(&run->metrics[i]))
+			json_array_append_new(run->metrics[i].level ? tree : info,
+					      td_metric_row_json(&run->metrics[i]));
+	json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:I, s:I, s:o, s:o, s:o, s:o}",
+				"run_id", run->id, "source", source, "stored_in", where,
+				"model", imp->model->name, "model_name", imp->model->long_name,
+				"level", imp->depth, "smt", imp->smt_on,
+				"threads", (json_int_t)run->nr_threads,
+				"intervals", (json_int_t)run->nr_intervals, "labels", labels,
+				"notes", notes, "tree", tree, "info", info);
+
+	json_dumpf(doc, stdout, JSON_INDENT(2));
+	printf("\n");
+	json_decref(doc);
+}
+
+/* ---- command ----------------------------------------------------------------- */
+
+static int import_file(const struct import_args *a, char *err, size_t errlen)
+{
+	struct td_perf_stat *ps = NULL;
+	struct td_import *imp = NULL;
+	char *text = NULL, where[4200] = "", why[768];
+	size_t len = 0;
+	int64_t mtime_ns = 0;
+	const struct td_model *model = find_model(a->model, err, errlen);
+	int rc = model ? read_file(a->file, &text, &len, &mtime_ns, err, errlen) : -EINVAL;
+
+	if (!rc && (rc = td_perf_stat_parse(text, len, &ps, why, sizeof(why))))
+		snprintf(err, errlen, "%s: %s", a->file, why);
+	if (!rc) {
+		struct td_import_opts opts = {
+			.model = model, .depth = (int)a->level, .smt = a->smt, .source = a->file,
+			.process = a->process, .labels = &a->labels, .file_time_ns = mtime_ns,
+		};
+
+		if ((rc = td_import_build(ps, &opts, &imp, why, sizeof(why))))
+			snprintf(err, errlen, "%s: %s", a->file, why);
+	}
+	if (!rc)
+		rc = store_run(a, imp->run, where, sizeof(where), err, errlen);
+	if (!rc && a->json)
+		print_json(imp, a->file, where);
+	else if (!rc)
+		print_text(imp, a->file, where);
+	td_import_free(imp);
+	td_perf_stat_free(ps);
+	free(text);
+	return rc;
+}
+
+int td_cmd_import(int argc, char **argv)
+{
+	struct import_args a = { 0 };
+	char err[1024] = "";
+	int rc;
+
+	td_labels_init(&a.labels);
+	td_store_flags_take(&argc, argv, &a.store_flags);
+	rc = parse_args(argc, argv, &a);
+	if (!rc && import_file(&a, err, sizeof(err)) != 0) {
+		fprintf(stderr, "topdown import: %s\n", err);
+		rc = 1;
+	}
+	td_labels_free(&a.labels);
+	return rc < 0 ? 0 : rc;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What query, compare, export and gc share on the command line: run
+ * filters, the output format and where the store is. Each command adds
+ * QUERY_CLI_OPTIONS to its getopt_long table, offers every option to
+ * td_query_cli_option() first, then opens the store and builds its run
+ * filter here.
+ */
+#ifndef TOPDOWN_QUERY_CLI_H
+#define TOPDOWN_QUERY_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "labels.h"
+#include "query_render.h"
+#include "store_open.h"
+
+struct td_query_cli {
+	struct td_store_flags store_flags;
+	const char *db;
+	struct td_labels labels;
+	const char *process;
+	uint64_t last_ns;
+	const char *run_id;      /* as typed: a whole id or a prefix */
+	char resolved_id[TD_RUN_ID_LEN];
+	enum td_format format;
+};
+
+/* The options td_query_cli_option() handles, for a struct option table. */
+#define TD_QUERY_CLI_OPTIONS \
+	{ "label", required_argument, NULL, 'L' }, \
+	{ "process", required_argument, NULL, 'p' }, \
+	{ "last", required_argument, NULL, 't' }, \
+	{ "run-id", required_argument, NULL, 'r' }, \
+	{ "db", required_argument, NULL, 'D' }, \
+	{ "json", no_argument, NULL, 'j' }, \
+	{ "csv", no_argument, NULL, 'c' }
+#define TD_QUERY_CLI_SHORT "L:p:t:r:D:jc"
+
+/* Takes --backend and --dsn out of argv (td_store_flags_take). */
+void td_query_cli_init(struct td_query_cli *c, int *argc, char **argv);
+void td_query_cli_release(struct td_query_cli *c);
+
+/* 1 when opt was one of TD_QUERY_CLI_OPTIONS (0 or -EINVAL with err after
+ * a bad value), 0 when it is the command's own. */
+int td_query_cli_option(struct td_query_cli *c, int opt, const char *arg, char *err,
+			size_t errlen);
+
+/* A number in [min, max] for option what ("--min-pct"): decimal, with an
+ * optional fraction; no sign, exponent or spaces. */
+int td_parse_number(const char *text, const char *what, double min, double max, double *out,
+		    char *err, size_t errlen);
+
+struct td_store *td_query_cli_open(struct td_query_cli *c, char *err, size_t errlen);
+
+/* The run filter the options describe, the run id resolved against store
+ * (it points into c, which must outlive it). */
+int td_query_cli_filter(struct td_query_cli *c, struct td_store *store,
+			struct td_run_filter *filter, char *err, size_t errlen);
+
+#define TD_EXIT_FAILURE 1    /* the command could not do its work */
+#define TD_EXIT_REGRESSION 3 /* compare --fail-on-regression found one */
+
+/* The exit code of a failure: usage (2) for bad input, else 1. */
+int td_query_cli_fail(const char *command, int ret, const char *err);
+
+#endif

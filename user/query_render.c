@@ -1,0 +1,863 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Tables, JSON and CSV for query results. Every mode prints the same data
+ * in the three formats; tables round to one decimal and add colour on a
+ * terminal, the others keep the numbers as computed.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "query_render.h"
+#include "render.h"
+#include "tma_render.h"
+
+#define RED "\033[31m"
+#define GREEN "\033[32m"
+#define YELLOW "\033[33m"
+#define BOLD "\033[1m"
+#define RESET "\033[0m"
+
+#define BAR_WIDTH 40 /* characters for 100% in the funnel */
+#define ID_SHOWN 8   /* run id characters in tables: a unique-enough prefix */
+
+bool td_render_wants_color(FILE *out)
+{
+	const char *no_color = getenv("NO_COLOR");
+
+	return isatty(fileno(out)) && !(no_color && *no_color);
+}
+
+/* ---- formatting pieces ---- */
+
+static const char *paint(const struct td_render *r, const char *color)
+{
+	return r->color ? color : "";
+}
+
+static const char *reset(const struct td_render *r)
+{
+	return r->color ? RESET : "";
+}
+
+static const char *percent(double fraction, bool low, char *buf, size_t len)
+{
+	if (isnan(fraction))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.1f%%%s", 100 * fraction, low ? TD_MARK_LOW_CONFIDENCE : "");
+	return buf;
+}
+
+static const char *points(double delta, char *buf, size_t len)
+{
+	if (isnan(delta))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%+.1fpp", 100 * delta);
+	return buf;
+}
+
+static const char *p_text(double p, char *buf, size_t len)
+{
+	if (isnan(p))
+		snprintf(buf, len, "-");
+	else if (p < 0.001)
+		snprintf(buf, len, "<0.001");
+	else
+		snprintf(buf, len, "%.3f", p);
+	return buf;
+}
+
+static const char *number(double v, int decimals, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.*f", decimals, v);
+	return buf;
+}
+
+/* text left-aligned in width columns, counting characters, not bytes
+ * (UTF-8 continuation bytes take no column). */
+static void pad_right(FILE *out, const char *text, int width)
+{
+	int columns = 0;
+
+	for (const char *p = text; *p; p++)
+		columns += ((unsigned char)*p & 0xc0) != 0x80;
+	fprintf(out, "%s%*s", text, width > columns ? width - columns : 0, "");
+}
+
+static void legend(const struct td_render *r, bool any_low)
+{
+	if (any_low)
+		fprintf(r->out, "%s" TD_LEGEND_LOW_CONFIDENCE "%s\n", paint(r, YELLOW), reset(r));
+}
+
+/* ---- JSON pieces ---- */
+
+static json_t *json_number(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* Strings that may not be UTF-8 (thread names cut by the kernel): invalid
+ * bytes become '?', since JSON holds UTF-8 only. */
+static json_t *json_text(const char *text)
+{
+	json_t *s;
+	char *copy;
+
+	if (!text)
+		return json_null();
+	if ((s = json_string(text)))
+		return s;
+	copy = strdup(text);
+	for (char *p = copy; p && *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	s = copy ? json_string(copy) : json_null();
+	free(copy);
+	return s;
+}
+
+static json_t *labels_json(const struct td_labels *labels)
+{
+	json_t *obj = json_object();
+
+	for (size_t i = 0; i < labels->count; i++)
+		json_object_set_new(obj, labels->items[i].key, json_text(labels->items[i].value));
+	return obj;
+}
+
+static void emit_json(const struct td_render *r, json_t *root)
+{
+	json_dumpf(root, r->out, JSON_INDENT(2));
+	fputc('\n', r->out);
+	json_decref(root);
+}
+
+json_t *td_run_summary_json(const struct td_run_summary *s)
+{
+	return json_pack("{s:s, s:I, s:I, s:f, s:o, s:i, s:o, s:o, s:I, s:b, s:I}",
+			 "run_id", s->id, "started_ns", (json_int_t)s->started_ns,
+			 "ended_ns", (json_int_t)s->ended_ns,
+			 "duration_s", (s->ended_ns - s->started_ns) / 1e9,
+			 "process", json_text(s->process), "level", s->level,
+			 "collector", json_text(s->collector), "labels", labels_json(&s->labels),
+			 "dropped", (json_int_t)s->dropped, "partial", s->partial,
+			 "threads", (json_int_t)s->nr_threads);
+}
+
+/* ---- CSV pieces ---- */
+
+/* A field, quoted when it holds a comma, quote or line break (RFC 4180). */
+static void csv_text(FILE *out, const char *text, bool last)
+{
+	if (text && strpbrk(text, ",\"\r\n")) {
+		fputc('"', out);
+		for (const char *p = text; *p; p++) {
+			if (*p == '"')
+				fputc('"', out);
+			fputc(*p, out);
+		}
+		fputc('"', out);
+	} else if (text) {
+		fputs(text, out);
+	}
+	fputc(last ? '\n' : ',', out);
+}
+
+static void csv_number(FILE *out, double v, bool last)
+{
+	if (!isnan(v))
+		fprintf(out, "%.17g", v);
+	fputc(last ? '\n' : ',', out);
+}
+
+static void csv_int(FILE *out, long long v, bool last)
+{
+	fprintf(out, "%lld%c", v, last ? '\n' : ',');
+}
+
+static void csv_bool(FILE *out, bool v, bool last)
+{
+	csv_text(out, v ? "true" : "false", last);
+}
+
+/* The labels of a run in one field: a JSON object. */
+static void csv_labels(FILE *out, const struct td_labels *labels, bool last)
+{
+	json_t *obj = labels_json(labels);
+	char *text = json_dumps(obj, JSON_COMPACT);
+
+	csv_text(out, text, last);
+	free(text);
+	json_decref(obj);
+}
+
+/* ---- tree ---- */
+
+json_t *td_tree_json(const struct td_tree *t)
+{
+	json_t *nodes = json_array();
+
+	for (size_t i = 0; i < t->nr_nodes; i++) {
+		const struct td_tree_node *n = &t->nodes[i];
+
+		json_array_append_new(nodes, json_pack(
+			"{s:s, s:s, s:i, s:o, s:o, s:o, s:I, s:I, s:b, s:o, s:b, s:b}",
+			"path", n->path, "name", n->name, "level", n->level,
+			"value", json_number(n->value), "min", json_number(n->min),
+			"max", json_number(n->max), "samples", (json_int_t)n->nr_values,
+			"crossed_samples", (json_int_t)n->nr_crossed, "crossed", n->crossed,
+			"confidence", json_number(n->confidence), "low_confidence", n->low_confidence,
+			"useful", n->useful));
+	}
+	return json_pack("{s:I, s:I, s:o, s:o, s:o}", "runs", (json_int_t)t->nr_runs,
+			 "samples", (json_int_t)t->nr_samples, "useful", json_number(t->useful),
+			 "wasted", json_number(t->wasted), "nodes", nodes);
+}
+
+static void tree_csv(FILE *out, const struct td_tree *t)
+{
+	fputs("path,level,value,min,max,samples,crossed_samples,crossed,confidence,"
+	      "low_confidence,useful\n", out);
+	for (size_t i = 0; i < t->nr_nodes; i++) {
+		const struct td_tree_node *n = &t->nodes[i];
+
+		csv_text(out, n->path, false);
+		csv_int(out, n->level, false);
+		csv_number(out, n->value, false);
+		csv_number(out, n->min, false);
+		csv_number(out, n->max, false);
+		csv_int(out, (long long)n->nr_values, false);
+		csv_int(out, (long long)n->nr_crossed, false);
+		csv_bool(out, n->crossed, false);
+		csv_number(out, n->confidence, false);
+		csv_bool(out, n->low_confidence, false);
+		csv_bool(out, n->useful, true);
+	}
+}
+
+/* "over 3 runs (4 samples)": what the numbers are averaged over. */
+static void coverage(const struct td_render *r, size_t runs, size_t samples)
+{
+	fprintf(r->out, "over %zu run%s", runs, runs == 1 ? "" : "s");
+	if (samples != runs)
+		fprintf(r->out, " (%zu samples)", samples);
+}
+
+/* "✗ 2/3" or "✓": crossed in most samples, and in how many. */
+static void threshold_mark(const struct td_render *r, const struct td_tree_node *n,
+			   bool counts)
+{
+	fprintf(r->out, "%s%s%s", paint(r, n->crossed ? RED : GREEN), n->crossed ? "✗" : "✓",
+		reset(r));
+	if (counts)
+		fprintf(r->out, " %zu/%zu", n->nr_crossed, n->nr_values);
+}
+
+static bool any_low(const struct td_tree *t)
+{
+	for (size_t i = 0; i < t->nr_nodes; i++)
+		if (t->nodes[i].low_confidence)
+			return true;
+	return false;
+}
+
+void td_render_tree(const struct td_render *r, const struct td_tree *t)
+{
+	bool several = t->nr_samples > 1;
+	char value[32], lo[32], hi[32], conf[32];
+
+	if (r->format == TD_FORMAT_JSON)
+		return emit_json(r, td_tree_json(t));
+	if (r->format == TD_FORMAT_CSV)
+		return tree_csv(r->out, t);
+	fprintf(r->out, "Top-Down tree ");
+	coverage(r, t->nr_runs, t->nr_samples);
+	fprintf(r->out, "\n%-48s %8s %17s %10s  %s\n", "NODE", "VALUE",
+		several ? "RANGE" : "", "CONFIDENCE", "THRESHOLD");
+	for (size_t i = 0; i < t->nr_nodes; i++) {
+		const struct td_tree_node *n = &t->nodes[i];
+		int indent = 2 * (n->level - 1);
+
+		fprintf(r->out, "%*s%-*s %8s ", indent, "", 48 - indent, n->name,
+			percent(n->value, n->low_confidence, value, sizeof(value)));
+		if (several)
+			fprintf(r->out, "%8s-%-8s ", percent(n->min, false, lo, sizeof(lo)),
+				percent(n->max, false, hi, sizeof(hi)));
+		else
+			fprintf(r->out, "%17s ", "");
+		fprintf(r->out, "%10s  ", percent(n->confidence, false, conf, sizeof(conf)));
+		threshold_mark(r, n, several);
+		fputc('\n', r->out);
+	}
+	legend(r, any_low(t));
+}
+
+/* A bar of eighths, BAR_WIDTH characters for the whole. */
+static void bar(FILE *out, double fraction)
+{
+	static const char *const eighths[] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
+	long units = isnan(fraction) ? 0 : lround(fmin(fmax(fraction, 0), 1) * BAR_WIDTH * 8);
+	int width = 0;
+
+	for (; units >= 8; units -= 8, width++)
+		fputs("█", out);
+	if (units) {
+		fputs(eighths[units], out);
+		width++;
+	}
+	fprintf(out, "%*s", BAR_WIDTH - width, "");
+}
+
+void td_render_funnel(const struct td_render *r, const struct td_tree *t)
+{
+	char value[32], useful[32], wasted[32];
+
+	if (r->format != TD_FORMAT_TABLE)
+		return td_render_tree(r, t);
+	fprintf(r->out, "Pipeline slots ");
+	coverage(r, t->nr_runs, t->nr_samples);
+	fprintf(r->out, ": %suseful work %s%s, wasted %s\n", paint(r, BOLD),
+		percent(t->useful, false, useful, sizeof(useful)), reset(r),
+		percent(t->wasted, false, wasted, sizeof(wasted)));
+	for (size_t i = 0; i < t->nr_nodes; i++) {
+		const struct td_tree_node *n = &t->nodes[i];
+		int indent = 2 * (n->level - 1);
+
+		fprintf(r->out, "%*s%-*s %8s ", indent, "", 40 - indent, n->name,
+			percent(n->value, n->low_confidence, value, sizeof(value)));
+		fputs(paint(r, n->useful ? GREEN : ""), r->out);
+		bar(r->out, n->value);
+		fputs(reset(r), r->out);
+		fputc(' ', r->out);
+		threshold_mark(r, n, false);
+		if (n->level == 1)
+			fprintf(r->out, "  %s", n->useful ? "useful work" : "wasted");
+		fputc('\n', r->out);
+	}
+	legend(r, any_low(t));
+}
+
+/* ---- bottlenecks ---- */
+
+json_t *td_bottlenecks_json(const struct td_bottlenecks *b)
+{
+	json_t *items = json_array();
+
+	for (size_t i = 0; i < b->count; i++) {
+		const struct td_bottleneck *x = &b->items[i];
+
+		json_array_append_new(items, json_pack(
+			"{s:I, s:s, s:s, s:i, s:o, s:I, s:o, s:b}", "rank", (json_int_t)i + 1,
+			"path", x->path, "name", x->name, "level", x->level,
+			"value", json_number(x->value), "samples", (json_int_t)x->nr_samples,
+			"confidence", json_number(x->confidence), "low_confidence",
+			x->low_confidence));
+	}
+	return json_pack("{s:I, s:I, s:o}", "runs", (json_int_t)b->nr_runs, "samples",
+			 (json_int_t)b->nr_samples, "bottlenecks", items);
+}
+
+void td_render_bottlenecks(const struct td_render *r, const struct td_bottlenecks *b)
+{
+	bool low = false;
+	char value[32];
+
+	if (r->format == TD_FORMAT_JSON)
+		return emit_json(r, td_bottlenecks_json(b));
+	if (r->format == TD_FORMAT_CSV) {
+		fputs("rank,path,level,value,samples,confidence,low_confidence\n", r->out);
+		for (size_t i = 0; i < b->count; i++) {
+			const struct td_bottleneck *x = &b->items[i];
+
+			csv_int(r->out, (long long)i + 1, false);
+			csv_text(r->out, x->path, false);
+			csv_int(r->out, x->level, false);
+			csv_number(r->out, x->value, false);
+			csv_int(r->out, (long long)x->nr_samples, false);
+			csv_number(r->out, x->confidence, false);
+			csv_bool(r->out, x->low_confidence, true);
+		}
+		return;
+	}
+	fprintf(r->out, "Bottlenecks ");
+	coverage(r, b->nr_runs, b->nr_samples);
+	fprintf(r->out, "\n%4s  %-56s %8s  %s\n", "RANK", "BOTTLENECK", "VALUE", "SAMPLES");
+	for (size_t i = 0; i < b->count; i++) {
+		const struct td_bottleneck *x = &b->items[i];
+
+		fprintf(r->out, "%4zu  %s%-56s%s %8s  %zu/%zu\n", i + 1, paint(r, RED), x->path,
+			reset(r), percent(x->value, x->low_confidence, value, sizeof(value)),
+			x->nr_samples, b->nr_samples);
+		low |= x->low_confidence;
+	}
+	if (!b->count)
+		fprintf(r->out, "(no node crosses its threshold)\n");
+	legend(r, low);
+}
+
+/* ---- runs where a node reaches a value ---- */
+
+json_t *td_run_matches_json(const struct td_run_matches *m)
+{
+	json_t *items = json_array();
+
+	for (size_t i = 0; i < m->count; i++) {
+		const struct td_run_match *x = &m->items[i];
+		json_t *item = td_run_summary_json(&x->run);
+
+		json_object_update_new(item, json_pack("{s:s, s:s, s:o, s:b, s:o, s:b}",
+			"scope_key", x->scope_key, "path", x->path, "value", json_number(x->value),
+			"crossed", x->crossed, "confidence", json_number(x->confidence),
+			"low_confidence", x->low_confidence));
+		json_array_append_new(items, item);
+	}
+	return json_pack("{s:o}", "runs", items);
+}
+
+void td_render_run_matches(const struct td_render *r, const struct td_run_matches *m)
+{
+	char started[32], value[32];
+	bool low = false;
+
+	if (r->format == TD_FORMAT_JSON)
+		return emit_json(r, td_run_matches_json(m));
+	if (r->format == TD_FORMAT_CSV) {
+		fputs("run_id,started_ns,process,labels,scope_key,path,value,crossed,confidence,"
+		      "low_confidence\n", r->out);
+		for (size_t i = 0; i < m->count; i++) {
+			const struct td_run_match *x = &m->items[i];
+
+			csv_text(r->out, x->run.id, false);
+			csv_int(r->out, x->run.started_ns, false);
+			csv_text(r->out, x->run.process, false);
+			csv_labels(r->out, &x->run.labels, false);
+			csv_text(r->out, x->scope_key, false);
+			csv_text(r->out, x->path, false);
+			csv_number(r->out, x->value, false);
+			csv_bool(r->out, x->crossed, false);
+			csv_number(r->out, x->confidence, false);
+			csv_bool(r->out, x->low_confidence, true);
+		}
+		return;
+	}
+	fprintf(r->out, "%-36s  %-19s  %-16s  %-10s  %8s  %s\n", "RUN ID", "STARTED", "PROCESS",
+		"SCOPE", "VALUE", "NODE");
+	for (size_t i = 0; i < m->count; i++) {
+		const struct td_run_match *x = &m->items[i];
+
+		fprintf(r->out, "%-36s  %-19s  %-16s  %-10s  %8s  %s\n", x->run.id,
+			td_format_time(x->run.started_ns, started, sizeof(started)),
+			x->run.process ? x->run.process : "-", x->scope_key,
+			percent(x->value, x->low_confidence, value, sizeof(value)), x->path);
+		low |= x->low_confidence;
+	}
+	if (!m->count)
+		fprintf(r->out, "(no run reaches that value)\n");
+	legend(r, low);
+}
+
+/* ---- threads ---- */
+
+static json_t *thread_line_json(const struct td_thread_breakdown *t,
+				const struct td_thread_line *line, bool group)
+{
+	json_t *values = json_object(), *low = json_array(), *item;
+
+	for (size_t c = 0; c < t->nr_columns; c++) {
+		json_object_set_new(values, t->columns[c], json_number(line->values[c]));
+		if (line->low_confidence[c])
+			json_array_append_new(low, json_string(t->columns[c]));
+	}
+	if (group)
+		item = json_pack("{s:s, s:I}", "name", line->key, "threads",
+				 (json_int_t)line->nr_threads);
+	else
+		item = json_pack("{s:s, s:o}", "tid", line->key, "comm", json_text(line->comm));
+	json_object_update_new(item, json_pack("{s:I, s:o, s:o}", "oncpu_ns",
+					       (json_int_t)line->oncpu_ns, "values", values,
+					       "low_confidence", low));
+	return item;
+}
+
+json_t *td_thread_breakdown_json(const struct td_thread_breakdown *t)
+{
+	json_t *columns = json_array(), *threads = json_array(), *groups = json_array();
+
+	for (size_t c = 0; c < t->nr_columns; c++)
+		json_array_append_new(columns, json_string(t->columns[c]));
+	for (size_t i = 0; i < t->nr_threads; i++)
+		json_array_append_new(threads, thread_line_json(t, &t->threads[i], false));
+	for (size_t i = 0; i < t->nr_groups; i++)
+		json_array_append_new(groups, thread_line_json(t, &t->groups[i], true));
+	return json_pack("{s:o, s:o, s:o, s:o}", "run", td_run_summary_json(&t->run),
+			 "columns", columns, "threads", threads, "thread_names", groups);
+}
+
+static void threads_csv(FILE *out, const struct td_thread_breakdown *t)
+{
+	fputs("kind,key,comm,threads,oncpu_ns", out);
+	for (size_t c = 0; c < t->nr_columns; c++) {
+		fputc(',', out);
+		csv_text(out, t->columns[c], c + 1 == t->nr_columns);
+	}
+	if (!t->nr_columns)
+		fputc('\n', out);
+	for (int kind = 0; kind < 2; kind++) {
+		const struct td_thread_line *lines = kind ? t->groups : t->threads;
+		size_t n = kind ? t->nr_groups : t->nr_threads;
+
+		for (size_t i = 0; i < n; i++) {
+			csv_text(out, kind ? "thread_name" : "thread", false);
+			csv_text(out, lines[i].key, false);
+			csv_text(out, lines[i].comm, false);
+			csv_int(out, (long long)lines[i].nr_threads, false);
+			csv_int(out, (long long)lines[i].oncpu_ns, !t->nr_columns);
+			for (size_t c = 0; c < t->nr_columns; c++)
+				csv_number(out, lines[i].values[c], c + 1 == t->nr_columns);
+		}
+	}
+}
+
+static bool thread_lines_table(const struct td_render *r, const struct td_thread_breakdown *t,
+			       const struct td_thread_line *lines, size_t n, bool group)
+{
+	char oncpu[32], value[32];
+	bool low = false;
+
+	fprintf(r->out, "%-16s %8s %9s", group ? "THREAD NAME" : "THREAD",
+		group ? "THREADS" : "TID", "ON-CPU");
+	for (size_t c = 0; c < t->nr_columns; c++)
+		fprintf(r->out, " %16.16s", td_node_name(t->columns[c]));
+	fputc('\n', r->out);
+	for (size_t i = 0; i < n; i++) {
+		if (group)
+			fprintf(r->out, "%-16s %8zu", lines[i].comm, lines[i].nr_threads);
+		else
+			fprintf(r->out, "%-16s %8s", lines[i].comm, lines[i].key);
+		fprintf(r->out, " %9s", td_format_duration(lines[i].oncpu_ns, oncpu, sizeof(oncpu)));
+		for (size_t c = 0; c < t->nr_columns; c++) {
+			fprintf(r->out, " %16s", percent(lines[i].values[c], lines[i].low_confidence[c],
+							 value, sizeof(value)));
+			low |= lines[i].low_confidence[c];
+		}
+		fputc('\n', r->out);
+	}
+	return low;
+}
+
+void td_render_threads(const struct td_render *r, const struct td_thread_breakdown *t)
+{
+	char started[32];
+	bool low;
+
+	if (r->format == TD_FORMAT_JSON)
+		return emit_json(r, td_thread_breakdown_json(t));
+	if (r->format == TD_FORMAT_CSV)
+		return threads_csv(r->out, t);
+	fprintf(r->out, "Run %s (%s, started %s)\n\n", t->run.id,
+		t->run.process ? t->run.process : "-",
+		td_format_time(t->run.started_ns, started, sizeof(started)));
+	low = thread_lines_table(r, t, t->threads, t->nr_threads, false);
+	fputc('\n', r->out);
+	low |= thread_lines_table(r, t, t->groups, t->nr_groups, true);
+	legend(r, low);
+}
+
+/* ---- trend ---- */
+
+json_t *td_trend_json(const struct td_trend *t)
+{
+	json_t *items = json_array();
+
+	for (size_t i = 0; i < t->count; i++) {
+		const struct td_trend_point *p = &t->points[i];
+
+		json_array_append_new(items, json_pack(
+			"{s:s, s:I, s:o, s:s, s:o, s:o, s:o, s:o, s:b, s:b}", "run_id", p->run.id,
+			"started_ns", (json_int_t)p->run.started_ns, "labels",
+			labels_json(&p->run.labels), "scope_key", p->scope_key,
+			"value", json_number(p->value), "rolling_mean", json_number(p->mean),
+			"rolling_sd", json_number(p->sd), "deviation", json_number(p->deviation),
+			"anomaly", p->anomaly, "low_confidence", p->low_confidence));
+	}
+	return json_pack("{s:s, s:I, s:f, s:I, s:o}", "path", t->path ? t->path : "",
+			 "window", (json_int_t)t->window, "sigma", t->sigma,
+			 "anomalies", (json_int_t)t->nr_anomalies, "points", items);
+}
+
+void td_render_trend(const struct td_render *r, const struct td_trend *t)
+{
+	char started[32], value[32], mean[32], sd[32], dev[32];
+	bool low = false;
+
+	if (r->format == TD_FORMAT_JSON)
+		return emit_json(r, td_trend_json(t));
+	if (r->format == TD_FORMAT_CSV) {
+		fputs("run_id,started_ns,scope_key,value,rolling_mean,rolling_sd,deviation,"
+		      "anomaly,low_confidence\n", r->out);
+		for (size_t i = 0; i < t->count; i++) {
+			const struct td_trend_point *p = &t->points[i];
+
+			csv_text(r->out, p->run.id, false);
+			csv_int(r->out, p->run.started_ns, false);
+			csv_text(r->out, p->scope_key, false);
+			csv_number(r->out, p->value, false);
+			csv_number(r->out, p->mean, false);
+			csv_number(r->out, p->sd, false);
+			csv_number(r->out, p->deviation, false);
+			csv_bool(r->out, p->anomaly, false);
+			csv_bool(r->out, p->low_confidence, true);
+		}
+		return;
+	}
+	fprintf(r->out, "%s over %zu sample%s; rolling mean of the %zu before each; "
+		"anomalies beyond %.1f sd: %zu\n", t->path, t->count, t->count == 1 ? "" : "s",
+		t->window, t->sigma, t->nr_anomalies);
+	fprintf(r->out, "%-19s  %-*s  %8s  %12s  %8s  %9s\n", "STARTED", ID_SHOWN, "RUN",
+		"VALUE", "ROLLING MEAN", "SD", "DEVIATION");
+	for (size_t i = 0; i < t->count; i++) {
+		const struct td_trend_point *p = &t->points[i];
+
+		fprintf(r->out, "%-19s  %-*.*s  %8s  %12s  %8s  %9s%s%s%s\n",
+			td_format_time(p->run.started_ns, started, sizeof(started)), ID_SHOWN,
+			ID_SHOWN, p->run.id, percent(p->value, p->low_confidence, value, sizeof(value)),
+			percent(p->mean, false, mean, sizeof(mean)),
+			percent(p->sd, false, sd, sizeof(sd)), number(p->deviation, 1, dev, sizeof(dev)),
+			paint(r, RED), p->anomaly ? "  anomaly" : "", reset(r));
+		low |= p->low_confidence;
+	}
+	legend(r, low);
+}
+
+/* ---- compare ---- */
+
+static json_t *side_json(const struct td_sample_stats *s)
+{
+	return json_pack("{s:I, s:o, s:o, s:o, s:o}", "n", (json_int_t)s->n,
+			 "mean", json_number(s->mean), "sd", json_number(s->sd),
+			 "min", json_number(s->min), "max", json_number(s->max));
+}
+
+json_t *td_comparison_json(const struct td_comparison *c)
+{
+	json_t *items = json_array();
+
+	for (size_t i = 0; i < c->count; i++) {
+		const struct td_metric_change *x = &c->items[i];
+
+		json_array_append_new(items, json_pack(
+			"{s:o, s:s, s:s, s:i, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:b}",
+			"thread_name", json_text(x->group), "path", x->path, "name", x->name,
+			"level", x->level, "higher_is_better", x->higher_is_better,
+			"change", td_change_name(x->change), "a", side_json(&x->a),
+			"b", side_json(&x->b), "delta", json_number(x->delta),
+			"p_value", json_number(x->p_value),
+			"effect_size", json_number(x->effect_size),
+			"low_confidence", x->low_confidence));
+	}
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:o}", "test", "welch",
+			 "effect_size", "cohens_d", "runs_a", (json_int_t)c->nr_runs_a,
+			 "runs_b", (json_int_t)c->nr_runs_b,
+			 "regressions", (json_int_t)c->nr_regressions,
+			 "improvements", (json_int_t)c->nr_improvements, "metrics", items);
+}
+
+static void comparison_csv(FILE *out, const struct td_comparison *c)
+{
+	fputs("thread_name,path,level,higher_is_better,change,a_n,a_mean,a_sd,b_n,b_mean,b_sd,"
+	      "delta,p_value,effect_size,low_confidence\n", out);
+	for (size_t i = 0; i < c->count; i++) {
+		const struct td_metric_change *x = &c->items[i];
+
+		csv_text(out, x->group, false);
+		csv_text(out, x->path, false);
+		csv_int(out, x->level, false);
+		csv_bool(out, x->higher_is_better, false);
+		csv_text(out, td_change_name(x->change), false);
+		csv_int(out, (long long)x->a.n, false);
+		csv_number(out, x->a.mean, false);
+		csv_number(out, x->a.sd, false);
+		csv_int(out, (long long)x->b.n, false);
+		csv_number(out, x->b.mean, false);
+		csv_number(out, x->b.sd, false);
+		csv_number(out, x->delta, false);
+		csv_number(out, x->p_value, false);
+		csv_number(out, x->effect_size, false);
+		csv_bool(out, x->low_confidence, true);
+	}
+}
+
+/* "40.0% ± 1.2%" or "40.0%" for one sample. */
+static const char *mean_sd(const struct td_sample_stats *s, bool low, char *buf, size_t len)
+{
+	char mean[16], sd[16];
+
+	if (isnan(s->sd))
+		snprintf(buf, len, "%s", percent(s->mean, low, mean, sizeof(mean)));
+	else
+		snprintf(buf, len, "%s ± %s", percent(s->mean, low, mean, sizeof(mean)),
+			 percent(s->sd, false, sd, sizeof(sd)));
+	return buf;
+}
+
+static const char *change_color(enum td_change change)
+{
+	return change == TD_CHANGE_REGRESSION ? RED : change == TD_CHANGE_IMPROVEMENT ? GREEN :
+	       change == TD_CHANGE_NONE ? "" : YELLOW;
+}
+
+void td_render_comparison(const struct td_render *r, const struct td_comparison *c)
+{
+	char a[80], b[80], delta[32], p[32], d[32], metric[96];
+	bool low = false;
+
+	if (r->format == TD_FORMAT_JSON)
+		return emit_json(r, td_comparison_json(c));
+	if (r->format == TD_FORMAT_CSV)
+		return comparison_csv(r->out, c);
+	fprintf(r->out, "A: %zu run%s, B: %zu run%s; %zu regression%s, %zu improvement%s "
+		"(Welch's t-test, effect size Cohen's d)\n", c->nr_runs_a,
+		c->nr_runs_a == 1 ? "" : "s", c->nr_runs_b, c->nr_runs_b == 1 ? "" : "s",
+		c->nr_regressions, c->nr_regressions == 1 ? "" : "s", c->nr_improvements,
+		c->nr_improvements == 1 ? "" : "s");
+	fprintf(r->out, "%-11s  %-48s  %-17s  %-17s  %8s  %6s  %6s\n", "CHANGE", "METRIC",
+		"A", "B", "DELTA", "P", "D");
+	for (size_t i = 0; i < c->count; i++) {
+		const struct td_metric_change *x = &c->items[i];
+
+		if (x->group)
+			snprintf(metric, sizeof(metric), "%s: %s", x->group, x->path);
+		else
+			snprintf(metric, sizeof(metric), "%s", x->path);
+		fprintf(r->out, "%s%-11s%s  %-48s  ", paint(r, change_color(x->change)),
+			td_change_name(x->change), reset(r), metric);
+		pad_right(r->out, x->a.n ? mean_sd(&x->a, x->low_confidence, a, sizeof(a)) : "-", 17);
+		fputs("  ", r->out);
+		pad_right(r->out, x->b.n ? mean_sd(&x->b, x->low_confidence, b, sizeof(b)) : "-", 17);
+		fprintf(r->out, "  %8s  %6s  %6s\n", points(x->delta, delta, sizeof(delta)),
+			p_text(x->p_value, p, sizeof(p)), number(x->effect_size, 2, d, sizeof(d)));
+		low |= x->low_confidence;
+	}
+	legend(r, low);
+}
+
+/* ---- whole runs, for export ---- */
+
+static json_t *thread_json(const struct td_run *run, const struct td_thread_row *t)
+{
+	json_t *counters = json_object();
+	char comm[TD_COMM_LEN];
+
+	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(comm) - 1, t->comm);
+	for (size_t e = 0; e < run->nr_events; e++)
+		json_object_set_new(counters, run->event_names[e],
+				    json_pack("{s:o, s:o}", "value", json_number(t->counters[e].value),
+					      "running_fraction",
+					      json_number(t->counters[e].running_fraction)));
+	return json_pack("{s:I, s:I, s:o, s:b, s:I, s:I, s:I, s:I, s:I, s:o}",
+			 "tid", (json_int_t)t->tid, "pid", (json_int_t)t->pid,
+			 "comm", json_text(comm), "exited", t->exited,
+			 "oncpu_ns", (json_int_t)t->oncpu_ns,
+			 "voluntary_switches", (json_int_t)t->voluntary_switches,
+			 "involuntary_switches", (json_int_t)t->involuntary_switches,
+			 "migrations", (json_int_t)t->migrations,
+			 "runq_wait_ns", (json_int_t)t->runq_wait_ns, "counters", counters);
+}
+
+static json_t *threads_json(const struct td_run *run, const struct td_thread_row *threads,
+			    size_t n)
+{
+	json_t *array = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(array, thread_json(run, &threads[i]));
+	return array;
+}
+
+/* The CLI's form of a metric row, with the scope it belongs to. */
+static json_t *metric_json(const struct td_metric_row *m)
+{
+	json_t *row = td_metric_row_json(m);
+
+	json_object_update_new(row, json_pack("{s:s, s:o, s:i}", "scope", td_scope_name(m->scope),
+					      "scope_key", json_text(m->scope_key),
+					      "interval_seq", m->interval_seq));
+	return row;
+}
+
+json_t *td_run_json(const struct td_run *run)
+{
+	struct td_run_summary sum = {
+		.started_ns = run->started_ns, .ended_ns = run->ended_ns,
+		.process = run->process, .level = run->level, .collector = run->collector,
+		.labels = run->labels, .dropped = run->dropped, .partial = run->partial,
+		.nr_threads = run->nr_threads,
+	};
+	json_t *root, *events = json_array(), *intervals = json_array(), *metrics = json_array();
+
+	memcpy(sum.id, run->id, sizeof(sum.id));
+	root = td_run_summary_json(&sum);
+	for (size_t e = 0; e < run->nr_events; e++)
+		json_array_append_new(events, json_text(run->event_names[e]));
+	for (size_t i = 0; i < run->nr_intervals; i++) {
+		const struct td_interval *iv = &run->intervals[i];
+
+		json_array_append_new(intervals, json_pack(
+			"{s:I, s:I, s:I, s:o}", "seq", (json_int_t)iv->seq,
+			"start_ns", (json_int_t)iv->start_ns, "end_ns", (json_int_t)iv->end_ns,
+			"threads", threads_json(run, iv->threads, iv->nr_threads)));
+	}
+	for (size_t i = 0; i < run->nr_metrics; i++)
+		json_array_append_new(metrics, metric_json(&run->metrics[i]));
+	json_object_update_new(root, json_pack("{s:o, s:o, s:o, s:o}", "events", events,
+					       "thread_rows", threads_json(run, run->threads,
+									   run->nr_threads),
+					       "intervals", intervals, "metrics", metrics));
+	return root;
+}
+
+void td_export_csv_header(FILE *out)
+{
+	fputs("run_id,started_ns,ended_ns,process,collector,labels,scope,scope_key,"
+	      "interval_seq,path,parent,level,value,threshold_crossed,confidence\n", out);
+}
+
+/* The run's own columns, the start of each of its lines. */
+static void csv_run_columns(FILE *out, const struct td_run *run)
+{
+	csv_text(out, run->id, false);
+	csv_int(out, run->started_ns, false);
+	csv_int(out, run->ended_ns, false);
+	csv_text(out, run->process, false);
+	csv_text(out, run->collector, false);
+	csv_labels(out, &run->labels, false);
+}
+
+void td_export_csv_run(FILE *out, const struct td_run *run)
+{
+	if (!run->nr_metrics) {
+		csv_run_columns(out, run);
+		fputs(",,,,,,,,\n", out);
+	}
+	for (size_t i = 0; i < run->nr_metrics; i++) {
+		const struct td_metric_row *m = &run->metrics[i];
+
+		csv_run_columns(out, run);
+		csv_text(out, td_scope_name(m->scope), false);
+		csv_text(out, m->scope_key, false);
+		csv_int(out, m->interval_seq, false);
+		csv_text(out, m->path, false);
+		csv_text(out, m->parent, false);
+		csv_int(out, m->level, false);
+		csv_number(out, m->value, false);
+		csv_bool(out, m->threshold_crossed, false);
+		csv_number(out, m->confidence, true);
+	}
+}

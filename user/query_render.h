@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * How query results and stored runs look: a table for people, JSON and CSV
+ * for programs. Tables show percentages and mark low-confidence values
+ * (TD_MARK_LOW_CONFIDENCE, as every CLI output does); JSON and CSV carry the fractions (0..1) as stored, with NaN as
+ * null (JSON) or an empty field (CSV). The *_json builders are shared with
+ * the MCP server; the caller owns (json_decref) what they return.
+ */
+#ifndef TOPDOWN_QUERY_RENDER_H
+#define TOPDOWN_QUERY_RENDER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "query.h"
+
+enum td_format { TD_FORMAT_TABLE, TD_FORMAT_JSON, TD_FORMAT_CSV };
+
+struct td_render {
+	FILE *out;
+	enum td_format format;
+	bool color; /* ANSI colors in tables */
+};
+
+/* Colors only for a terminal, and never when NO_COLOR is set (no-color.org). */
+bool td_render_wants_color(FILE *out);
+
+void td_render_tree(const struct td_render *r, const struct td_tree *t);
+void td_render_funnel(const struct td_render *r, const struct td_tree *t);
+void td_render_bottlenecks(const struct td_render *r, const struct td_bottlenecks *b);
+void td_render_run_matches(const struct td_render *r, const struct td_run_matches *m);
+void td_render_threads(const struct td_render *r, const struct td_thread_breakdown *t);
+void td_render_trend(const struct td_render *r, const struct td_trend *t);
+void td_render_comparison(const struct td_render *r, const struct td_comparison *c);
+
+json_t *td_run_summary_json(const struct td_run_summary *s);
+json_t *td_tree_json(const struct td_tree *t);
+json_t *td_bottlenecks_json(const struct td_bottlenecks *b);
+json_t *td_run_matches_json(const struct td_run_matches *m);
+json_t *td_thread_breakdown_json(const struct td_thread_breakdown *t);
+json_t *td_trend_json(const struct td_trend *t);
+json_t *td_comparison_json(const struct td_comparison *c);
+/* A whole run: its summary fields, events, threads, intervals and metric rows. */
+json_t *td_run_json(const struct td_run *run);
+
+/* Export's CSV: the header, then one line per metric row of a run (one line
+ * with empty metric fields for a run without any). */
+void td_export_csv_header(FILE *out);
+void td_export_csv_run(FILE *out, const struct td_run *run);
+
+#endif

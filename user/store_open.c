@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_open.h"
+
+/* The value of flag name at argv[*i] ("--name=V" or "--name V"), advancing
+ * *i past it; NULL when argv[*i] is not that flag with a value. */
+static const char *flag_value(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(argv[*i], name, n) != 0)
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n] != '\0' || *i + 1 >= argc)
+		return NULL;
+	return argv[++*i];
+}
+
+void td_store_flags_take(int *argc, char **argv, struct td_store_flags *flags)
+{
+	int kept = 1, i;
+
+	flags->backend = NULL;
+	flags->dsn = NULL;
+	for (i = 1; i < *argc && strcmp(argv[i], "--") != 0; i++) {
+		const char *value;
+
+		if ((value = flag_value(*argc, argv, &i, "--backend")))
+			flags->backend = value;
+		else if ((value = flag_value(*argc, argv, &i, "--dsn")))
+			flags->dsn = value;
+		else
+			argv[kept++] = argv[i];
+	}
+	while (i < *argc)
+		argv[kept++] = argv[i++];
+	argv[kept] = NULL;
+	*argc = kept;
+}
+
+static const char *env(const char *name)
+{
+	const char *value = getenv(name);
+
+	return value && *value ? value : NULL;
+}
+
+struct td_store *td_store_open_flags(const struct td_store_flags *flags, const char *db_flag,
+				     char *where, size_t wherelen, char *err, size_t errlen)
+{
+	struct td_store_config cfg = { .backend = flags->backend };
+	char path[PATH_MAX];
+	struct td_store *store;
+
+	if (!cfg.backend)
+		cfg.backend = env("TOPDOWN_BACKEND");
+	if (!cfg.backend)
+		cfg.backend = flags->dsn ? "postgresql" : "sqlite";
+	if (strcmp(cfg.backend, "sqlite") == 0) {
+		if (flags->dsn) {
+			snprintf(err, errlen, "--dsn names a PostgreSQL server; pass --backend "
+				 "postgresql with it, or --db PATH for a SQLite file");
+			return NULL;
+		}
+		if (td_store_default_path(db_flag, path, sizeof(path), err, errlen) < 0)
+			return NULL;
+		cfg.path = path;
+	} else if (db_flag) {
+		snprintf(err, errlen, "--db names a SQLite file but the backend is %s; pass --dsn "
+			 "for a PostgreSQL server, or --backend sqlite", cfg.backend);
+		return NULL;
+	} else {
+		cfg.dsn = flags->dsn ? flags->dsn : env("TOPDOWN_DSN");
+	}
+	store = td_store_open(&cfg, err, errlen);
+	if (store && where)
+		snprintf(where, wherelen, "%s", td_store_location(store));
+	return store;
+}

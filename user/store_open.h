@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Opening the store the same way in every command: --db, --backend and
+ * --dsn on the command line, else the TOPDOWN_DB_PATH, TOPDOWN_BACKEND and
+ * TOPDOWN_DSN environment. --backend and --dsn are taken out of argv
+ * before a command parses its own options, so every command accepts them
+ * without listing them.
+ */
+#ifndef TOPDOWN_STORE_OPEN_H
+#define TOPDOWN_STORE_OPEN_H
+
+#include <stddef.h>
+
+#include "storage.h"
+
+struct td_store_flags {
+	const char *backend; /* --backend: "sqlite" or "postgresql" */
+	const char *dsn;     /* --dsn: a PostgreSQL connection string */
+};
+
+/*
+ * Moves "--backend NAME", "--backend=NAME", "--dsn DSN" and "--dsn=DSN"
+ * from argv[1..] into flags, keeping the other arguments in order, up to a
+ * "--". A flag missing its value stays, for the command to report.
+ */
+void td_store_flags_take(int *argc, char **argv, struct td_store_flags *flags);
+
+/*
+ * Opens the store. The backend: --backend, else $TOPDOWN_BACKEND, else
+ * postgresql when --dsn was given, else sqlite. SQLite opens db_flag (--db)
+ * or td_store_default_path(); PostgreSQL connects to --dsn, else
+ * $TOPDOWN_DSN. where (NULL: not wanted) receives td_store_location().
+ * NULL with err on failure, including --db with PostgreSQL and --dsn with
+ * SQLite.
+ */
+struct td_store *td_store_open_flags(const struct td_store_flags *flags, const char *db_flag,
+				     char *where, size_t wherelen, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Which counters a Top-Down collection opens, and in which groups.
+ *
+ * A depth of a model's tree needs a set of events (kb's
+ * td_model_events_for). They are bound to the host's PMU (its dynamic
+ * type from sysfs) and packed into counter groups (user/pmu.h) that fit
+ * the PMU: when one group cannot hold them all, the collector rotates
+ * the groups across intervals.
+ *
+ * Packing rules (td_counter_plan_build):
+ *   - Intel topdown-* metric events (TD_EVENT_PERF_METRICS) take no
+ *     counter but must form a perf group led by the slots event
+ *     (TD_EVENT_SLOTS_LEADER): each such group is the slots event, then
+ *     as many metric events as the group has room for; more metric
+ *     events start another group with the slots event again.
+ *   - A general-purpose event needs a counter of its mask (bits below the
+ *     budget's gp_counters; mask 0 = any): a group takes it when every
+ *     one of its events still gets a counter of its own.
+ *   - Fixed-counter events (TD_EVENT_FIXED) take no general-purpose
+ *     counter: they join every group with a free slot whose fixed counter
+ *     is free, so they are counted as much of the time as possible.
+ *   - No group holds more than budget->group_events events.
+ */
+#ifndef TOPDOWN_TMA_EVENTS_H
+#define TOPDOWN_TMA_EVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpuinfo.h"
+#include "events.h"
+#include "kb.h"
+#include "pmu.h"
+
+/* What one event asks of the PMU. */
+struct td_counter_need {
+	const char *name;  /* for messages */
+	uint32_t counters; /* the counters it may use (fixed counters with TD_EVENT_FIXED); 0 = any */
+	unsigned flags;    /* TD_EVENT_FIXED, TD_EVENT_SLOTS_LEADER, TD_EVENT_PERF_METRICS */
+};
+
+struct td_counter_budget {
+	unsigned gp_counters;  /* general-purpose counters of one logical CPU */
+	unsigned group_events; /* events one group may hold: TD_MAX_SLOTS, fewer to test rotation */
+};
+
+/*
+ * Packs needs[0..n) (n <= TD_MAX_EVENTS) into plan by the rules above;
+ * plan's event indexes are positions in needs. -EINVAL with err when an
+ * event fits no group (no counter of its mask, metric events without a
+ * slots event) or the budget is empty.
+ */
+int td_counter_plan_build(const struct td_counter_need *needs, size_t n,
+			  const struct td_counter_budget *budget, struct td_counter_plan *plan,
+			  char *err, size_t errlen);
+
+/*
+ * The model to collect with: the one named (--cpu-model; short name, long
+ * name or alias) or, when name is NULL, the one cpu is. -ENOENT with err
+ * listing the known names for an unknown name; -ENOTSUP with err when the
+ * CPU has no definitions.
+ */
+int td_tma_choose_model(const struct td_kb *kb, const char *name, const struct td_cpuinfo *cpu,
+			const struct td_model **out, char *err, size_t errlen);
+
+/* Everything a Top-Down collection of one model at one depth opens. */
+struct td_tma_setup {
+	const struct td_model *model;
+	int depth;
+	char pmu[64];                  /* the sysfs PMU the events were bound to */
+	char pmu_cpus[1024];           /* the CPUs it covers (its sysfs cpus file), "" for all */
+	struct td_host_facts facts;    /* SMT from cpuinfo; Arm slot width from the PMU's caps/slots */
+	struct td_counter_budget budget;
+	size_t nr_events;
+	struct td_event events[TD_MAX_EVENTS]; /* named as the kb names them */
+	struct td_counter_plan plan;
+};
+
+/*
+ * Fills setup for model at depth (1..4; 4 only where level 4 needs no
+ * event beyond level 3) on the host whose /proc and /sys are under root
+ * ("" for this one) and whose CPU is cpu. -EINVAL with err for a depth
+ * the model cannot do, -ENODEV with err when the host lacks the model's
+ * PMU.
+ */
+int td_tma_setup(const struct td_model *model, int depth, const char *root,
+		 const struct td_cpuinfo *cpu, struct td_tma_setup *setup, char *err, size_t errlen);
+
+#endif

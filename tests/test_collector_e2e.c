@@ -6,6 +6,8 @@
  * CAP_PERFMON) and kernel BTF, and SKIP visibly without them.
  */
 #include <errno.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -47,7 +49,7 @@ static void assert_close(const char *what, double got, double want, double toler
 {
 	double off = fabs(got - want) / want;
 
-	print_message("  %-40s collector %.0f, self-measured %.0f, off by %.2f%%\n", what, got, want, 100 * off);
+	print_message("  %-40s collector %.0f, reference %.0f, off by %.2f%%\n", what, got, want, 100 * off);
 	assert_true(want > 0);
 	assert_true(off <= tolerance);
 }
@@ -78,6 +80,32 @@ static uint64_t thread_cpu_ns(pthread_t thread)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/*
+ * The kernel's own task-clock of a task (pid = tid, any CPU; with inherit,
+ * of a process and the threads it starts, summed as they exit): the oracle
+ * for the task-clock topdown attributes. It is checked against that rather
+ * than against on-CPU time because on this KVM guest perf's software clocks
+ * run up to 15% apart from the scheduler's runtime at times (docs/DESIGN.md),
+ * which would test the host's clocks, not the attribution.
+ */
+static int open_task_clock(pid_t pid, bool inherit)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr), .type = PERF_TYPE_SOFTWARE,
+					.config = PERF_COUNT_SW_TASK_CLOCK, .inherit = inherit };
+	int fd = syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static double read_count(int fd)
+{
+	uint64_t value;
+
+	assert_int_equal(read(fd, &value, sizeof(value)), sizeof(value));
+	return value;
+}
+
 static void spinner_accounted(bool force_raw_tp)
 {
 	pid_t self = getpid();
@@ -87,27 +115,36 @@ static void spinner_accounted(bool force_raw_tp)
 	const struct td_thread_row *row;
 	struct td_collector *c;
 	uint64_t before, after;
+	double clock_before, clock_after;
 	pthread_t thread;
 	char err[512] = "";
+	int clock_fd;
 
 	atomic_store(&spinner_stop, false);
 	assert_int_equal(pthread_create(&thread, NULL, spin, NULL), 0);
 	usleep(50 * 1000); /* let it get going: it is already running when we attach */
+	clock_fd = open_task_clock(atomic_load(&spinner_tid), false);
 	c = td_collector_new(&opts, err, sizeof(err));
 	if (!c)
 		fail_msg("collector: %s", err);
 	assert_string_equal(td_collector_attach_kind(c), force_raw_tp ? "raw_tp" : "tp_btf");
 	before = thread_cpu_ns(thread);
+	clock_before = read_count(clock_fd);
 	usleep(1000 * 1000);
 	assert_int_equal(td_collector_drain(c, &interval, err, sizeof(err)), 0);
 	after = thread_cpu_ns(thread);
+	clock_after = read_count(clock_fd);
+	close(clock_fd);
 	atomic_store(&spinner_stop, true);
 	pthread_join(thread, NULL);
 
 	row = find_tid(interval.threads, interval.nr_threads, atomic_load(&spinner_tid));
 	assert_non_null(row);
 	assert_close("spinner on-CPU ns", row->oncpu_ns, after - before, TOLERANCE);
-	assert_close("spinner task-clock vs its on-CPU ns", row->counters[0].value, row->oncpu_ns, TOLERANCE);
+	print_message("  spinner task-clock / on-CPU ns           %.4f (the host's clocks, for information)\n",
+		      row->counters[0].value / row->oncpu_ns);
+	assert_close("spinner task-clock vs the kernel's count", row->counters[0].value,
+		     clock_after - clock_before, TOLERANCE);
 	assert_int_equal(td_collector_dropped(c), 0);
 	free(interval.threads);
 	td_collector_free(c);
@@ -195,7 +232,7 @@ static void drain_until_exited(struct td_collector *c, const struct report_line 
 static void check_against_report(const struct td_thread_row *rows, size_t nr_rows,
 				  const struct report_line *lines, size_t nr_lines, size_t short_threads)
 {
-	double short_self = 0, short_oncpu = 0, short_task_clock = 0;
+	double short_self = 0, short_oncpu = 0;
 	size_t short_seen = 0;
 
 	for (size_t i = 0; i < nr_lines; i++) {
@@ -208,18 +245,28 @@ static void check_against_report(const struct td_thread_row *rows, size_t nr_row
 		if (!strncmp(lines[i].comm, "short_", 6)) {
 			short_self += lines[i].cpu_ns;
 			short_oncpu += row->oncpu_ns;
-			short_task_clock += row->counters[0].value;
 			short_seen++;
 			continue;
 		}
 		snprintf(what, sizeof(what), "%s on-CPU ns", lines[i].comm);
 		assert_close(what, row->oncpu_ns, lines[i].cpu_ns, TOLERANCE);
-		snprintf(what, sizeof(what), "%s task-clock vs on-CPU ns", lines[i].comm);
-		assert_close(what, row->counters[0].value, row->oncpu_ns, TOLERANCE);
+		print_message("  %-40s %.4f (the host's clocks, for information)\n", "  task-clock / on-CPU ns",
+			      row->counters[0].value / row->oncpu_ns);
 	}
 	assert_int_equal(short_seen, short_threads);
 	assert_close("short-lived threads: total on-CPU ns", short_oncpu, short_self, TOLERANCE);
-	assert_close("short-lived threads: total task-clock", short_task_clock, short_oncpu, TOLERANCE);
+}
+
+/* The task-clock topdown gave the process's threads, against the kernel's own inherited count. */
+static void check_task_clock_total(const struct td_thread_row *rows, size_t nr_rows, pid_t pid,
+				   double kernel_count)
+{
+	double attributed = 0;
+
+	for (size_t i = 0; i < nr_rows; i++)
+		if ((pid_t)rows[i].pid == pid)
+			attributed += rows[i].counters[0].value;
+	assert_close("all threads: task-clock vs the kernel's count", attributed, kernel_count, TOLERANCE);
 }
 
 static void test_workload_threads_match_self_measurement(void **state)
@@ -232,7 +279,7 @@ static void test_workload_threads_match_self_measurement(void **state)
 	struct td_collector *c;
 	size_t nr_rows, nr_lines;
 	pid_t child;
-	int go;
+	int go, clock_fd;
 
 	(void)state;
 	e2e_require_bpf();
@@ -250,6 +297,7 @@ static void test_workload_threads_match_self_measurement(void **state)
 	c = td_collector_new(&opts, err, sizeof(err));
 	if (!c)
 		fail_msg("collector: %s", err);
+	clock_fd = open_task_clock(child, true);
 	e2e_start_and_wait(c, child, go);
 	lines = calloc(short_threads + 16, sizeof(*lines));
 	nr_lines = read_report(report, lines, short_threads + 16);
@@ -257,6 +305,8 @@ static void test_workload_threads_match_self_measurement(void **state)
 	drain_until_exited(c, lines, nr_lines, &rows, &nr_rows);
 	assert_int_equal(td_collector_dropped(c), 0);
 	check_against_report(rows, nr_rows, lines, nr_lines, short_threads);
+	check_task_clock_total(rows, nr_rows, child, read_count(clock_fd));
+	close(clock_fd);
 
 	free(lines);
 	free(rows);

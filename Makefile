@@ -97,7 +97,7 @@ unit-tests: $(TESTS)
 
 # libFuzzer needs clang; the fuzz build has its own object tree.
 FUZZ_OUT := $(OUT)/fuzzlib
-$(OUT)/fuzz/%: tests/fuzz/%.c
+$(OUT)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(wildcard user/*.h storage/*.h kb/*.h mcp/*.h)
 	@$(MAKE) --no-print-directory OUT=$(FUZZ_OUT) CC=$(CLANG) \
 		SANITIZE_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" $(FUZZ_OUT)/libtopdown.a
 	@mkdir -p $(@D)

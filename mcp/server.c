@@ -16,9 +16,7 @@
 #include "collect.h"
 #include "mcp.h"
 
-#ifndef TOPDOWN_VERSION
-#define TOPDOWN_VERSION "0.1.0"
-#endif
+#include "version.h"
 
 #define READ_CHUNK 65536
 

@@ -698,6 +698,26 @@ static void test_repeats(void **state)
 }
 
 /* Files with many distinct events and CPUs; arguments the builder refuses. */
+/* Found by fuzz_import: a duration_time count no run can have overflowed the ns arithmetic. */
+static void test_impossible_duration_is_refused(void **state)
+{
+	static const char input[] = "777777777777771.,1,,y";
+	char err[512] = "";
+	const struct td_kb *kb = td_kb_load(err, sizeof(err));
+	struct td_perf_stat *ps = NULL;
+	struct td_import *imp = NULL;
+	struct td_import_opts opts = { .smt = -1, .source = "fuzz.csv" };
+
+	(void)state;
+	assert_non_null(kb);
+	opts.model = td_kb_model(kb, "neoverse-n1");
+	assert_int_equal(td_perf_stat_parse(input, strlen(input), &ps, err, sizeof(err)), 0);
+	assert_int_equal(td_import_build(ps, &opts, &imp, err, sizeof(err)), -EINVAL);
+	assert_null(imp);
+	assert_non_null(strstr(err, "which no perf stat run can"));
+	td_perf_stat_free(ps);
+}
+
 static void test_sizes_and_options(void **state)
 {
 	char *text = malloc(200000), name[600];
@@ -751,6 +771,7 @@ int main(void)
 		cmocka_unit_test(test_event_names),
 		cmocka_unit_test(test_repeats),
 		cmocka_unit_test(test_sizes_and_options),
+		cmocka_unit_test(test_impossible_duration_is_refused),
 	};
 
 	return cmocka_run_group_tests(tests, make_db, remove_db);

@@ -1381,8 +1381,11 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Longer than any run can be, and short enough that its ns fit an int64. */
+#define MAX_RUN_SECONDS 1e9
+
 /* Wall-clock times of the run and its intervals. */
-static void set_times(const struct builder *b, struct td_run *run)
+static int set_times(const struct builder *b, struct td_run *run, char *err, size_t errlen)
 {
 	double duration_s = b->n_stamps ? b->stamps[b->n_stamps - 1] : 0;
 
@@ -1391,6 +1394,11 @@ static void set_times(const struct builder *b, struct td_run *run)
 			if ((int)b->ps->counts[i].event == b->map.duration_event &&
 			    b->ps->counts[i].value > duration_s * 1e9)
 				duration_s = b->ps->counts[i].value / 1e9;
+	if (!(duration_s <= MAX_RUN_SECONDS)) {
+		snprintf(err, errlen, "the file's times say the run lasted %.3g s, which no perf stat run "
+			 "can; check the interval timestamps and the duration_time count", duration_s);
+		return -EINVAL;
+	}
 	if (b->ps->started_ns) {
 		run->started_ns = b->ps->started_ns;
 		run->ended_ns = run->started_ns + (int64_t)(duration_s * 1e9);
@@ -1402,6 +1410,7 @@ static void set_times(const struct builder *b, struct td_run *run)
 		run->intervals[i].start_ns = run->started_ns + (int64_t)((i ? b->stamps[i - 1] : 0) * 1e9);
 		run->intervals[i].end_ns = run->started_ns + (int64_t)(b->stamps[i] * 1e9);
 	}
+	return 0;
 }
 
 /*
@@ -1535,9 +1544,10 @@ static int fill_run(struct builder *b, struct td_run *run, char *err, size_t err
 		b->pid = b->tids[0]; /* -p PID: the main thread has the lowest tid */
 	if (!rc)
 		rc = sweep(b, run);
+	if (!rc)
+		rc = set_times(b, run, err, errlen);
 	if (rc)
 		return rc;
-	set_times(b, run);
 	rc = choose_setup(b, run, err, errlen);
 	run->level = b->imp->depth;
 	return rc ? rc : set_labels(b, run);

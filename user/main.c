@@ -6,9 +6,7 @@
 #include "cmd_explain.h"
 #include "commands.h"
 
-#ifndef TOPDOWN_VERSION
-#define TOPDOWN_VERSION "0.1.0"
-#endif
+#include "version.h"
 
 static int cmd_version(int argc, char **argv)
 {

@@ -15,57 +15,22 @@
 
 #include <jansson.h>
 
+#include "cli.h"
 #include "e2e.h"
 #include "labels.h"
 #include "pmu.h"
 #include "storage.h"
 
-struct result {
-	int status;
-	char out[1 << 16];
-	char err[4096];
-};
-
 static char db_path[64];
 
-static const char *topdown_path(void)
+/* Runs topdown with args (NULL-terminated, without the program name). */
+static void run_topdown(struct cli_result *r, const char *const *args)
 {
-	const char *path = getenv("TD_TOPDOWN");
-
-	return path ? path : "build/topdown";
-}
-
-static void slurp(int fd, char *buf, size_t len)
-{
-	ssize_t n = pread(fd, buf, len - 1, 0);
-
-	buf[n > 0 ? n : 0] = '\0';
-	close(fd);
-}
-
-/* Runs topdown with argv (NULL-terminated, without the program name). */
-static void run_topdown(struct result *r, const char *const *args)
-{
-	char out_name[] = "/tmp/td-cli-out-XXXXXX", err_name[] = "/tmp/td-cli-err-XXXXXX";
-	int out = mkstemp(out_name), err = mkstemp(err_name), status;
 	const char *argv[32] = { "topdown" };
-	pid_t pid;
 
 	for (int i = 0; args[i] && i < 30; i++)
 		argv[i + 1] = args[i];
-	pid = fork();
-	if (pid == 0) {
-		dup2(out, STDOUT_FILENO);
-		dup2(err, STDERR_FILENO);
-		execv(topdown_path(), (char **)argv);
-		_exit(127);
-	}
-	waitpid(pid, &status, 0);
-	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	slurp(out, r->out, sizeof(r->out));
-	slurp(err, r->err, sizeof(r->err));
-	unlink(out_name);
-	unlink(err_name);
+	cli_run(argv, r);
 }
 
 static size_t stored_runs(void)
@@ -98,7 +63,7 @@ static size_t count_lines(const char *text)
 /* A bad invocation: non-zero exit, one line naming `expect`, nothing stored. */
 static void expect_refusal(const char *const *args, const char *expect)
 {
-	struct result r;
+	struct cli_result r;
 	size_t before = stored_runs();
 
 	run_topdown(&r, args);
@@ -146,7 +111,7 @@ static void test_bad_arguments_are_refused(void **state)
 	{ const char *a[] = { "collect", "--pid", "1", "--level", "2", "--events", "task-clock", "--db", db_path, NULL };
 	  expect_refusal(a, "--events replaces the Top-Down counters"); }
 	{ const char *a[] = { "collect", "--pid", "1", "--cpu-model", "pentium", "--db", db_path, NULL };
-	  struct result r;
+	  struct cli_result r;
 
 	  expect_refusal(a, "unknown CPU model 'pentium'; known models: ");
 	  run_topdown(&r, a);
@@ -182,14 +147,14 @@ static void test_unprivileged_collect_is_refused(void **state)
 	const char *a[] = { "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
 			    NULL, "collect", "--pid", "1", "--duration", "1s", "--db", "/tmp/td-unpriv.db", NULL };
 	char exe[4096];
-	struct result r;
+	struct cli_result r;
 	int status;
 	pid_t pid;
 
 	(void)state;
 	e2e_require_bpf();
-	if (!realpath(topdown_path(), exe))
-		fail_msg("no binary at %s", topdown_path());
+	if (!realpath(cli_topdown_path(), exe))
+		fail_msg("no binary at %s", cli_topdown_path());
 	a[4] = exe;
 	pid = fork();
 	if (pid == 0) {
@@ -203,7 +168,7 @@ static void test_unprivileged_collect_is_refused(void **state)
 		_exit(127);
 	}
 	waitpid(pid, &status, 0);
-	slurp(open("/tmp/td-unpriv.err", O_RDONLY), r.err, sizeof(r.err));
+	cli_slurp(open("/tmp/td-unpriv.err", O_RDONLY), r.err, sizeof(r.err));
 	unlink("/tmp/td-unpriv.err");
 	print_message("  %s", r.err);
 	assert_int_equal(WEXITSTATUS(status), 1);
@@ -225,7 +190,7 @@ static json_t *find_thread(json_t *threads, const char *comm)
 static void test_collect_json_and_list(void **state)
 {
 	char pid[16];
-	struct result r;
+	struct cli_result r;
 	json_error_t jerr;
 	json_t *root, *labels, *spinner;
 	pid_t child;
@@ -295,7 +260,7 @@ static void test_level2_without_pmu_stores_threads_only(void **state)
 	char pid[16], why[256], err[512];
 	struct td_store *store;
 	struct td_run *run = NULL;
-	struct result r;
+	struct cli_result r;
 	json_t *root;
 	pid_t child;
 	int go;
@@ -356,13 +321,13 @@ static void test_interrupted_collect_stores_partial_run(void **state)
 		const char *argv[] = { "topdown", "collect", "--pid", "1", "--duration", "60s", "--db", db_path, NULL };
 
 		dup2(out, STDOUT_FILENO);
-		execv(topdown_path(), (char **)argv);
+		execv(cli_topdown_path(), (char **)argv);
 		_exit(127);
 	}
 	usleep(1500 * 1000);
 	kill(pid, SIGINT);
 	waitpid(pid, &status, 0);
-	slurp(out, buf, sizeof(buf));
+	cli_slurp(out, buf, sizeof(buf));
 	unlink(out_name);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);

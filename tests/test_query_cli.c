@@ -17,27 +17,7 @@
 #include <jansson.h>
 
 #include "backends.h"
-
-struct result {
-	int status;
-	char out[1 << 17];
-	char err[4096];
-};
-
-static const char *topdown_path(void)
-{
-	const char *path = getenv("TD_TOPDOWN");
-
-	return path ? path : "build/topdown";
-}
-
-static void slurp(int fd, char *buf, size_t len)
-{
-	ssize_t n = pread(fd, buf, len - 1, 0);
-
-	buf[n > 0 ? n : 0] = '\0';
-	close(fd);
-}
+#include "cli.h"
 
 /* argv of the command (NULL-terminated) and the store's flags after it. */
 static size_t build_argv(const struct backend *b, const char **argv, size_t max, va_list ap)
@@ -62,34 +42,19 @@ static size_t build_argv(const struct backend *b, const char **argv, size_t max,
 }
 
 /* Runs topdown ARGS... (then the store's flags), output into r. */
-static void cli(const struct backend *b, struct result *r, ...)
+static void cli(const struct backend *b, struct cli_result *r, ...)
 {
-	char out_name[] = "/tmp/td-qcli-out-XXXXXX", err_name[] = "/tmp/td-qcli-err-XXXXXX";
-	int out = mkstemp(out_name), err = mkstemp(err_name), status;
 	const char *argv[48];
 	va_list ap;
-	pid_t pid;
 
 	va_start(ap, r);
 	build_argv(b, argv, 48, ap);
 	va_end(ap);
-	pid = fork();
-	if (pid == 0) {
-		dup2(out, STDOUT_FILENO);
-		dup2(err, STDERR_FILENO);
-		execv(topdown_path(), (char **)argv);
-		_exit(127);
-	}
-	waitpid(pid, &status, 0);
-	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	slurp(out, r->out, sizeof(r->out));
-	slurp(err, r->err, sizeof(r->err));
-	unlink(out_name);
-	unlink(err_name);
+	cli_run(argv, r);
 }
 
 /* The same on a terminal; stdout and stderr both in r->out. */
-static void cli_on_tty(const struct backend *b, struct result *r, ...)
+static void cli_on_tty(const struct backend *b, struct cli_result *r, ...)
 {
 	const char *argv[48];
 	size_t used = 0;
@@ -103,7 +68,7 @@ static void cli_on_tty(const struct backend *b, struct result *r, ...)
 	pid = forkpty(&master, NULL, NULL, NULL);
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		execv(topdown_path(), (char **)argv);
+		execv(cli_topdown_path(), (char **)argv);
 		_exit(127);
 	}
 	for (;;) {
@@ -119,7 +84,7 @@ static void cli_on_tty(const struct backend *b, struct result *r, ...)
 	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-static void expect(const struct result *r, int status, const char *in_out, const char *in_err)
+static void expect(const struct cli_result *r, int status, const char *in_out, const char *in_err)
 {
 	if (r->status != status || (in_out && !strstr(r->out, in_out)) ||
 	    (in_err && !strstr(r->err, in_err)))
@@ -128,7 +93,7 @@ static void expect(const struct result *r, int status, const char *in_out, const
 }
 
 /* One line on stderr, nothing on stdout. */
-static void expect_refused(const struct result *r, int status, const char *words)
+static void expect_refused(const struct cli_result *r, int status, const char *words)
 {
 	expect(r, status, NULL, words);
 	assert_string_equal(r->out, "");
@@ -155,7 +120,7 @@ static size_t count_lines(const char *text)
 	return n;
 }
 
-static struct result r; /* large: not on the stack */
+static struct cli_result r; /* large: not on the stack */
 
 /* ---- data ---- */
 
@@ -429,7 +394,7 @@ static void test_export(void **state)
 	expect(&r, 0, NULL, NULL);
 	fd = open(path, O_RDONLY);
 	assert_true(fd >= 0);
-	slurp(fd, text, sizeof(text));
+	cli_slurp(fd, text, sizeof(text));
 	json_decref(parse_json(text));
 	cli(b, &r, "export", "--output", "/nonexistent/dir/out.json", NULL);
 	expect_refused(&r, 1, "cannot write '/nonexistent/dir/out.json'");
@@ -461,11 +426,11 @@ static void test_every_command_takes_dsn(void **state)
 		if (pid == 0) {
 			dup2(fd, STDERR_FILENO);
 			dup2(fd, STDOUT_FILENO);
-			execv(topdown_path(), (char **)argv);
+			execv(cli_topdown_path(), (char **)argv);
 			_exit(127);
 		}
 		waitpid(pid, &status, 0);
-		slurp(fd, r.err, sizeof(r.err));
+		cli_slurp(fd, r.err, sizeof(r.err));
 		unlink(out_name);
 		assert_int_equal(WEXITSTATUS(status), 1);
 		if (!strstr(r.err, "127.0.0.1") || strstr(r.err, SECRET))
@@ -490,11 +455,11 @@ static void test_environment(void **state)
 		setenv("TOPDOWN_DSN", b->dsn, 1);
 		dup2(fd, STDOUT_FILENO);
 		dup2(fd, STDERR_FILENO);
-		execv(topdown_path(), (char **)argv);
+		execv(cli_topdown_path(), (char **)argv);
 		_exit(127);
 	}
 	waitpid(pid, &status, 0);
-	slurp(fd, r.out, sizeof(r.out));
+	cli_slurp(fd, r.out, sizeof(r.out));
 	unlink(out_name);
 	assert_int_equal(WEXITSTATUS(status), 0);
 	assert_non_null(strstr(r.out, "over 8 runs"));
@@ -519,11 +484,11 @@ static void test_collect_takes_dsn(void **state)
 	if (pid == 0) {
 		dup2(fd, STDOUT_FILENO);
 		dup2(fd, STDERR_FILENO);
-		execv(topdown_path(), (char **)argv);
+		execv(cli_topdown_path(), (char **)argv);
 		_exit(127);
 	}
 	waitpid(pid, &status, 0);
-	slurp(fd, r.err, sizeof(r.err));
+	cli_slurp(fd, r.err, sizeof(r.err));
 	unlink(out_name);
 	assert_int_equal(WEXITSTATUS(status), 1);
 	if (!strstr(r.err, "cannot connect to PostgreSQL at host 127.0.0.1") ||

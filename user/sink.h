@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Where the agent's runs go: the configured store (SQLite or PostgreSQL,
+ * chosen by the same flags and environment as every command) while it is
+ * reachable; a local SQLite spool while it is not. Spooled runs are
+ * replayed into the store oldest first once it answers again.
+ *
+ * Nothing is lost and nothing is stored twice: a run goes into the spool
+ * before anything else is tried when the store is down, leaves it only
+ * after the store has it, and a run the store already holds (-EEXIST:
+ * run ids are the key) counts as stored. A replay cut short by a crash
+ * therefore stores each run exactly once when it resumes.
+ */
+#ifndef TOPDOWN_SINK_H
+#define TOPDOWN_SINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "run.h"
+#include "store_open.h"
+
+struct td_sink_config {
+	struct td_store_flags store; /* --backend and --dsn */
+	const char *db;              /* --db (SQLite), or NULL */
+	const char *spool_path;      /* the spool's SQLite file; created 0600 when missing */
+};
+
+struct td_sink_stats {
+	uint64_t stored;      /* runs the store took directly */
+	uint64_t spooled;     /* runs that went to the spool */
+	uint64_t replayed;    /* spooled runs the store has since taken */
+	size_t spool_depth;   /* runs waiting in the spool now */
+	bool store_reachable; /* at the last attempt */
+};
+
+/*
+ * Opens the spool and tries the store. An unreachable store is not an
+ * error here (runs wait in the spool); a wrong configuration (unknown
+ * backend, --db with PostgreSQL) or an unusable spool is: NULL with err.
+ */
+struct td_sink *td_sink_open(const struct td_sink_config *cfg, char *err, size_t errlen);
+void td_sink_close(struct td_sink *sink);
+
+/*
+ * Stores run: replays the spool first when the store is reachable (so the
+ * order holds), else spools it. 0 when the run is in the store or the
+ * spool; negative with err when it is in neither (the spool failed too,
+ * or the run is invalid: -EINVAL).
+ */
+int td_sink_write(struct td_sink *sink, const struct td_run *run, char *err, size_t errlen);
+
+/* Replays the spool now. 0 when it is empty afterwards; -EAGAIN while the
+ * store is still unreachable. */
+int td_sink_flush(struct td_sink *sink, char *err, size_t errlen);
+
+void td_sink_stats(const struct td_sink *sink, struct td_sink_stats *out);
+
+#endif

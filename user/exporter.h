@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "labels.h"
 #include "run.h"
 
 /* The agent's own state, exported with the window's gauges. */
@@ -33,11 +34,12 @@ struct td_agent_health {
 
 /*
  * The exposition text for runs (the last window's, with their metric
- * rows; thread rows are ignored) and health. malloc'd; NULL when out of
- * memory.
+ * rows; thread rows are ignored) and health. labels (the agent's --label
+ * ones; NULL: none) go on every Top-Down gauge. malloc'd; NULL when out
+ * of memory.
  */
 char *td_exposition_render(const struct td_run *const *runs, size_t nr_runs,
-			   const struct td_agent_health *health);
+			   const struct td_labels *labels, const struct td_agent_health *health);
 
 struct td_exporter;
 
@@ -49,7 +51,8 @@ struct td_exporter *td_exporter_start(const char *listen, char *err, size_t errl
 
 /* Renders and swaps in what the next scrapes see. 0 or -ENOMEM. */
 int td_exporter_publish(struct td_exporter *exporter, const struct td_run *const *runs,
-			size_t nr_runs, const struct td_agent_health *health);
+			size_t nr_runs, const struct td_labels *labels,
+			const struct td_agent_health *health);
 
 /* Stops the server thread and closes the socket. NULL is fine. */
 void td_exporter_stop(struct td_exporter *exporter);

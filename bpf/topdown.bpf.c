@@ -23,9 +23,17 @@
 
 const volatile bool system_wide = false;
 const volatile __u32 nr_slots = 0;
-/* --process NAME: processes that exec (or fork) with this comm become targets */
+/* --process NAME: processes that exec (or fork) with a comm of target_comms become targets */
 const volatile bool match_comm = false;
-const volatile char target_comm[TD_TASK_COMM_LEN] = {};
+
+/*
+ * Set by userspace through the mapped .bss. While paused the programs
+ * charge nothing (the agent's duty cycle); each resume starts a new
+ * epoch, and a thread's runtime or a CPU's slice left over from an older
+ * epoch is taken as a fresh start, never charged: it spans the pause.
+ */
+volatile __u32 paused = 0;
+volatile __u32 epoch = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -46,9 +54,17 @@ struct {
 	__type(value, __u8);
 } targets SEC(".maps"); /* tgids tracked in process mode */
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TD_MAX_TARGET_COMMS);
+	__type(key, char[TD_TASK_COMM_LEN]);
+	__type(value, __u8);
+} target_comms SEC(".maps"); /* process names followed, filled by userspace */
+
 /* The counter readings of the slice in flight on each CPU. */
 struct cpu_slice {
 	__u32 tid; /* whose slice; 0: no tracked thread on this CPU */
+	__u32 epoch; /* when the start readings were taken */
 	struct bpf_perf_event_value start[TD_MAX_SLOTS];
 };
 
@@ -133,6 +149,7 @@ static __always_inline struct td_thread_stats *thread_stats(struct task_struct *
 	stats->start_ns = BPF_CORE_READ(task, start_time);
 	stats->charged_runtime_ns = task_runtime(task, false);
 	stats->last_cpu = -1;
+	stats->epoch = epoch;
 	BPF_CORE_READ_STR_INTO(&stats->comm, task, comm);
 	bpf_map_update_elem(&threads, &tid, stats, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&threads, &tid);
@@ -160,11 +177,27 @@ static __always_inline void read_slots(struct cpu_slice *slice, struct td_thread
 	}
 }
 
+/*
+ * A record last charged before a pause: what the thread ran since then
+ * is not ours to count. Its runtime now becomes the start.
+ */
+static __always_inline void rebase_if_stale(struct td_thread_stats *stats, struct task_struct *task,
+					    const bool btf)
+{
+	if (stats->epoch == epoch)
+		return;
+	stats->epoch = epoch;
+	stats->charged_runtime_ns = task_runtime(task, btf);
+	stats->runq_since_ns = 0;
+}
+
 static __always_inline void charge_time(struct td_thread_stats *stats, struct task_struct *task,
 					__u32 cpu, const bool btf)
 {
-	__u64 runtime = task_runtime(task, btf);
+	__u64 runtime;
 
+	rebase_if_stale(stats, task, btf);
+	runtime = task_runtime(task, btf);
 	stats->oncpu_ns += runtime - stats->charged_runtime_ns;
 	stats->charged_runtime_ns = runtime;
 	if (stats->last_cpu >= 0 && stats->last_cpu != (__s32)cpu)
@@ -183,6 +216,29 @@ static __always_inline void retire_thread(struct td_thread_stats *stats, __u32 t
 	bpf_map_delete_elem(&threads, &tid);
 }
 
+/*
+ * Paused: nothing is charged, but a tracked thread that dies still sends
+ * its record, so the map does not keep the dead.
+ */
+static __always_inline int on_switch_paused(struct task_struct *prev, const bool btf)
+{
+	__u32 tid = TASK_FIELD(btf, prev, pid);
+	struct td_thread_stats *stats;
+
+	if (!(task_state(prev, btf) & TASK_DEAD))
+		return 0;
+	stats = bpf_map_lookup_elem(&threads, &tid);
+	if (stats)
+		retire_thread(stats, tid);
+	return 0;
+}
+
+/* Counters are charged only for a slice whose start was read, in this epoch. */
+static __always_inline bool slice_is_of(const struct cpu_slice *slice, __u32 tid)
+{
+	return slice->tid == tid && slice->epoch == epoch;
+}
+
 static __always_inline int on_switch(bool preempt, struct task_struct *prev, struct task_struct *next,
 				     const bool btf)
 {
@@ -194,6 +250,8 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 	struct cpu_slice *slice;
 	__u64 now;
 
+	if (paused)
+		return on_switch_paused(prev, btf);
 	if (!track_prev && !track_next)
 		return 0; /* neither side tracked: the cheap path */
 	slice = bpf_map_lookup_elem(&slices, &zero);
@@ -205,9 +263,10 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 		stats = thread_stats(prev, prev_tid);
 		if (!stats)
 			__sync_fetch_and_add(&drops.slices, 1);
+		if (!stats && (task_state(prev, btf) & TASK_DEAD))
+			__sync_fetch_and_add(&drops.threads, 1);
 	}
-	/* Counters are charged only for a slice whose start we read. */
-	if (stats && slice->tid == prev_tid)
+	if (stats && slice_is_of(slice, prev_tid))
 		read_slots(slice, stats, cpu);
 	else
 		read_slots(slice, NULL, cpu);
@@ -231,8 +290,11 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 	}
 
 	slice->tid = track_next ? next_tid : 0;
+	slice->epoch = epoch;
 	if (track_next) {
 		stats = bpf_map_lookup_elem(&threads, &next_tid);
+		if (stats)
+			rebase_if_stale(stats, next, btf); /* exact: it has not run yet */
 		if (stats && stats->runq_since_ns) {
 			stats->runq_wait_ns += now - stats->runq_since_ns;
 			stats->runq_since_ns = 0;
@@ -246,7 +308,7 @@ static __always_inline int on_wakeup(struct task_struct *task)
 	__u32 tid = BPF_CORE_READ(task, pid);
 	struct td_thread_stats *stats;
 
-	if (!is_target(tid, BPF_CORE_READ(task, tgid)))
+	if (paused || !is_target(tid, BPF_CORE_READ(task, tgid)))
 		return 0;
 	stats = thread_stats(task, tid);
 	if (stats)
@@ -254,23 +316,18 @@ static __always_inline int on_wakeup(struct task_struct *task)
 	return 0;
 }
 
-/* Exec or fork of a process whose name is the one we were asked to follow. */
+/* Exec or fork of a process with one of the names we were asked to follow. */
 static __always_inline int on_new_process(struct task_struct *task)
 {
-	char comm[TD_TASK_COMM_LEN];
+	char comm[TD_TASK_COMM_LEN] = {}; /* NUL-padded, as the keys are */
 	__u32 tgid = BPF_CORE_READ(task, tgid);
 	__u8 yes = 1;
 
 	if (!match_comm || BPF_CORE_READ(task, pid) != tgid)
 		return 0;
 	BPF_CORE_READ_STR_INTO(&comm, task, comm);
-	for (int i = 0; i < TD_TASK_COMM_LEN; i++) {
-		if (comm[i] != target_comm[i])
-			return 0;
-		if (!comm[i])
-			break;
-	}
-	bpf_map_update_elem(&targets, &tgid, &yes, BPF_ANY);
+	if (bpf_map_lookup_elem(&target_comms, comm))
+		bpf_map_update_elem(&targets, &tgid, &yes, BPF_ANY);
 	return 0;
 }
 
@@ -337,8 +394,8 @@ int BPF_PROG(fork_raw, struct task_struct *parent, struct task_struct *child)
 /*
  * Run by userspace on each CPU (BPF_PROG_TEST_RUN with
  * BPF_F_TEST_RUN_ON_CPU): charges the slice in flight up to now, so a
- * thread that never switches is still accounted. Run once at start, it
- * opens slices for the tracked threads already on a CPU.
+ * thread that never switches is still accounted. Run once at start (or
+ * at a resume), it opens slices for the tracked threads already on a CPU.
  */
 SEC("raw_tp")
 int flush_cpu(void *ctx)
@@ -349,7 +406,7 @@ int flush_cpu(void *ctx)
 	struct td_thread_stats *stats;
 	struct cpu_slice *slice;
 
-	if (!is_target(tid, pid_tgid >> 32))
+	if (paused || !is_target(tid, pid_tgid >> 32))
 		return 0;
 	slice = bpf_map_lookup_elem(&slices, &zero);
 	stats = thread_stats(task, tid); /* new: running since before we attached */
@@ -357,11 +414,12 @@ int flush_cpu(void *ctx)
 		return 0;
 	if (!stats)
 		__sync_fetch_and_add(&drops.slices, 1);
-	if (stats && slice->tid == tid)
+	if (stats && slice_is_of(slice, tid))
 		read_slots(slice, stats, cpu);
 	else
 		read_slots(slice, NULL, cpu);
 	slice->tid = tid;
+	slice->epoch = epoch;
 	if (stats)
 		charge_time(stats, task, cpu, false);
 	return 0;

@@ -37,6 +37,8 @@ struct td_thread_stats {
 	__u64 charged_runtime_ns; /* kernel bookkeeping: se.sum_exec_runtime already in oncpu_ns */
 	__s32 last_cpu;      /* kernel bookkeeping: -1 before the first slice */
 	__u32 exited;        /* set when the exit record could not be sent: userspace reaps it */
+	__u32 epoch;         /* kernel bookkeeping: the counting period charged_runtime_ns belongs to */
+	__u32 pad;
 };
 
 /* What the kernel side could not keep, reported with every run. */
@@ -45,6 +47,14 @@ struct td_drop_counts {
 	__u64 exits_in_map;  /* exit records the full ring buffer refused: kept
 			      * in the map, marked exited, reaped at the next drain
 			      * (nothing lost, but a sign the drain is too slow) */
+	__u64 threads;       /* threads that died without a record (the map was
+			      * full all their life): absent from every run */
 };
+
+/*
+ * Process names followed in process mode: a comm, NUL-padded to
+ * TD_TASK_COMM_LEN, is the key of the target_comms hash.
+ */
+#define TD_MAX_TARGET_COMMS 64
 
 #endif

@@ -24,6 +24,7 @@
 #include "e2e.h"
 #include "collector.h"
 #include "events.h"
+#include "procmatch.h"
 
 #define TOLERANCE 0.02 /* the bound: 2% */
 
@@ -317,7 +318,9 @@ static void test_workload_threads_match_self_measurement(void **state)
 /* --process NAME also takes processes with that name that start later. */
 static void test_process_started_during_window_is_followed(void **state)
 {
-	struct td_collector_opts opts = { .process_name = "td-workload", .events = &task_clock, .nr_events = 1 };
+	const char *name = "td-workload";
+	struct td_collector_opts opts = { .process_names = &name, .nr_process_names = 1, .events = &task_clock,
+					  .nr_events = 1 };
 	struct td_thread_row *rows;
 	struct td_interval interval = { 0 };
 	struct td_collector *c;
@@ -385,11 +388,14 @@ static void test_missing_targets_are_errors(void **state)
 {
 	pid_t gone = e2e_dead_pid();
 	struct td_collector_opts by_pid = { .pids = &gone, .nr_pids = 1, .events = &task_clock, .nr_events = 1 };
-	struct td_collector_opts by_name = { .process_name = "no-such-proc-x", .events = &task_clock, .nr_events = 1 };
-	char err[512] = "";
+	char init_comm[16], err[512] = "";
+	const char *names[] = { init_comm, "no-such-proc-x" }; /* each name must run: the second does not */
+	struct td_collector_opts by_name = { .process_names = names, .nr_process_names = 2, .events = &task_clock,
+					     .nr_events = 1 };
 
 	(void)state;
 	e2e_require_bpf();
+	assert_int_equal(td_proc_comm("/proc", 1, init_comm, sizeof(init_comm)), 0);
 	assert_null(td_collector_new(&by_pid, err, sizeof(err)));
 	assert_non_null(strstr(err, "no process with pid"));
 	err[0] = '\0';

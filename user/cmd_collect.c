@@ -15,28 +15,23 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <linux/capability.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
+#include "collect_setup.h"
 #include "collector.h"
 #include "commands.h"
-#include "cpuinfo.h"
 #include "engine.h"
 #include "events.h"
-#include "hostinfo.h"
 #include "labels.h"
 #include "parse.h"
-#include "pmu.h"
-#include "procmatch.h"
 #include "render.h"
 #include "run.h"
 #include "storage.h"
@@ -59,14 +54,6 @@ struct collect_args {
 	struct td_event events[TD_MAX_EVENTS];
 	size_t nr_events;
 	const char *db;
-};
-
-/* The Top-Down side of a collection. */
-struct tma {
-	bool wanted;                /* no --events: the tree is what the run is for */
-	struct td_tma_setup *setup; /* the counters and groups; NULL when TMA is unavailable */
-	char unavailable[512];      /* why not, said once */
-	struct td_engine *engine;   /* after the window */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -165,95 +152,6 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 	return 0;
 }
 
-static bool has_capability(int cap)
-{
-	struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2] = { 0 };
-
-	if (syscall(SYS_capget, &header, data))
-		return false;
-	return data[cap / 32].effective & (1u << (cap % 32));
-}
-
-/* BPF tracing needs root or CAP_BPF with CAP_PERFMON; CO-RE needs kernel BTF. */
-static int check_host(char *err, size_t errlen)
-{
-	if (geteuid() != 0 && !(has_capability(CAP_BPF) && has_capability(CAP_PERFMON))) {
-		snprintf(err, errlen, "collecting needs root, or CAP_BPF and CAP_PERFMON: run it with sudo, "
-			 "or grant them with `setcap cap_bpf,cap_perfmon+ep $(command -v topdown)`");
-		return -EPERM;
-	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		snprintf(err, errlen, "this kernel exposes no BTF (/sys/kernel/btf/vmlinux: %s); topdown's CO-RE "
-			 "programs need a kernel built with CONFIG_DEBUG_INFO_BTF=y", strerror(errno));
-		return -ENOTSUP;
-	}
-	return 0;
-}
-
-/*
- * The model and the counters of a Top-Down collection at a->level. A CPU
- * without definitions or a host without the model's PMU leaves TMA
- * unavailable (tma->unavailable says why); a level the model cannot do
- * is the user's mistake (an error).
- */
-static int prepare_tma(const struct collect_args *a, struct tma *tma, char *err, size_t errlen)
-{
-	const struct td_kb *kb = td_kb_load(err, errlen);
-	const struct td_model *model;
-	struct td_cpuinfo cpu;
-	int ret;
-
-	if (!kb)
-		return -EINVAL;
-	if ((ret = td_cpuinfo_read("", &cpu, err, errlen)))
-		return ret;
-	if (td_tma_choose_model(kb, a->cpu_model, &cpu, &model, tma->unavailable, sizeof(tma->unavailable)))
-		return 0;
-	if (!(tma->setup = malloc(sizeof(*tma->setup)))) {
-		snprintf(err, errlen, "out of memory choosing the Top-Down counters");
-		return -ENOMEM;
-	}
-	ret = td_tma_setup(model, a->level, "", &cpu, tma->setup, err, errlen);
-	if (ret == -ENODEV) { /* the host lacks the model's PMU */
-		snprintf(tma->unavailable, sizeof(tma->unavailable), "%s", err);
-		err[0] = '\0';
-		ret = 0;
-	}
-	if (ret || tma->unavailable[0]) {
-		free(tma->setup);
-		tma->setup = NULL;
-	}
-	return ret;
-}
-
-/*
- * The counters: --events as given; else the Top-Down ones, or when TMA
- * is unavailable the ones that do work: task-clock everywhere, cycles
- * and instructions where the host has hardware counters.
- */
-static int choose_events(struct collect_args *a, struct tma *tma, char *err, size_t errlen)
-{
-	char why[256];
-	bool hardware = td_pmu_hardware_available(why, sizeof(why));
-	int ret;
-
-	tma->wanted = !a->events_given;
-	if (a->events_given)
-		return 0;
-	if (!hardware)
-		snprintf(tma->unavailable, sizeof(tma->unavailable), "%s", why);
-	else if ((ret = prepare_tma(a, tma, err, errlen)))
-		return ret;
-	if (tma->setup) {
-		a->nr_events = tma->setup->nr_events;
-		memcpy(a->events, tma->setup->events, a->nr_events * sizeof(a->events[0]));
-		return 0;
-	}
-	return td_event_list_parse(hardware ? "task-clock,cycles,instructions" : "task-clock",
-				   a->events, TD_MAX_EVENTS, &a->nr_events, err, errlen);
-}
-
 static char *describe_target(const struct collect_args *a)
 {
 	char buf[MAX_PIDS * 12] = "";
@@ -269,37 +167,19 @@ static char *describe_target(const struct collect_args *a)
 }
 
 /* Host, target and collection labels, then the user's, which win. */
-static int build_labels(const struct collect_args *a, const struct tma *tma, struct td_labels *labels,
+static int build_labels(const struct collect_args *a, const struct td_tma_choice *tma, struct td_labels *labels,
 			char *err, size_t errlen)
 {
-	char value[64], comm[TD_COMM_LEN];
-	pid_t first = a->nr_pids ? a->pids[0] : 0;
-	int ret = td_hostinfo_labels("", labels, err, errlen);
+	char *pids = a->nr_pids ? describe_target(a) : NULL;
+	int ret = a->nr_pids && !pids ? -ENOMEM : td_collect_base_labels(tma, a->level, labels, err, errlen);
 
-	if (ret)
-		return ret;
-	snprintf(value, sizeof(value), "%ld", a->level);
-	ret = td_labels_set(labels, "collector", "bpf");
-	if (!ret && tma->wanted)
-		ret = td_labels_set(labels, "tma_level", value);
-	if (!ret && tma->setup)
-		ret = td_labels_set(labels, "tma_model", tma->setup->model->name);
-	if (!ret && a->process)
-		ret = td_labels_set(labels, "comm", a->process);
-	if (!ret && first && td_proc_comm("/proc", first, comm, sizeof(comm)) == 0)
-		ret = td_labels_set(labels, "comm", comm);
-	if (!ret && a->nr_pids) {
-		char *pids = describe_target(a);
-
-		ret = pids ? td_labels_set(labels, "pid", pids) : -ENOMEM;
-		free(pids);
-	}
-	if (!ret && first)
-		ret = td_hostinfo_process_labels("", first, labels, err, errlen);
-	for (size_t i = 0; !ret && i < a->user_labels.count; i++)
-		ret = td_labels_set(labels, a->user_labels.items[i].key, a->user_labels.items[i].value);
+	if (!ret)
+		ret = td_collect_target_labels(a->process, pids, a->nr_pids ? a->pids[0] : 0, labels, err, errlen);
+	if (!ret && td_labels_copy(labels, &a->user_labels))
+		ret = -ENOMEM;
 	if (ret && !err[0])
 		snprintf(err, errlen, "out of memory building labels");
+	free(pids);
 	return ret;
 }
 
@@ -424,7 +304,7 @@ static void print_table(const struct td_run *run, const char *db_path, bool with
 }
 
 /* Level 1 of the tree for each thread-name group, busiest first. */
-static void print_tma_table(const struct td_run *run, const struct tma *tma)
+static void print_tma_table(const struct td_run *run, const struct td_tma_choice *tma)
 {
 	const struct td_tma_setup *setup = tma->setup;
 
@@ -448,7 +328,7 @@ static json_t *tree_list(json_t *trees, const char *key_name)
 }
 
 /* null without Top-Down; the reason when unavailable; else model, groups and processes. */
-static json_t *tma_json(const struct td_run *run, const struct tma *tma)
+static json_t *tma_json(const struct td_run *run, const struct td_tma_choice *tma)
 {
 	json_t *groups, *processes, *root;
 	const struct td_model *model;
@@ -490,7 +370,7 @@ static json_t *thread_json(const struct td_run *run, const struct td_thread_row 
 			 "counters", counters, "tma", tree);
 }
 
-static void print_json(const struct td_run *run, const struct tma *tma, const char *attach_kind)
+static void print_json(const struct td_run *run, const struct td_tma_choice *tma, const char *attach_kind)
 {
 	json_t *labels = json_object(), *threads = json_array(), *events = json_array(), *root;
 	json_t *thread_trees = tma->engine ? td_metric_trees_json(run, TD_SCOPE_THREAD) : NULL;
@@ -513,7 +393,7 @@ static void print_json(const struct td_run *run, const struct tma *tma, const ch
 	json_decref(root);
 }
 
-static int fill_run(struct td_run *run, const struct collect_args *a, const struct tma *tma)
+static int fill_run(struct td_run *run, const struct collect_args *a, const struct td_tma_choice *tma)
 {
 	run->process = describe_target(a);
 	run->collector = strdup("bpf");
@@ -534,7 +414,7 @@ static void install_stop_handlers(void)
 }
 
 /* What the user should know before the window: no tree, or too short a window for every group. */
-static void announce_tma(const struct collect_args *a, const struct tma *tma)
+static void announce_tma(const struct collect_args *a, const struct td_tma_choice *tma)
 {
 	uint64_t intervals = (a->duration_ns + a->interval_ns - 1) / a->interval_ns;
 
@@ -547,23 +427,14 @@ static void announce_tma(const struct collect_args *a, const struct tma *tma)
 			tma->setup->plan.nr_groups, (unsigned long long)intervals);
 }
 
-/* The engine, bound to the events the run counts; built before the window so a failure costs nothing. */
-static int new_engine(const struct td_run *run, struct tma *tma, char *err, size_t errlen)
-{
-	if (!tma->setup)
-		return 0;
-	tma->engine = td_engine_new(tma->setup->model, tma->setup->depth, (const char *const *)run->event_names,
-				    run->nr_events, &tma->setup->facts, err, errlen);
-	return tma->engine ? 0 : -EINVAL;
-}
-
 /* The collection proper, once the arguments, host and database are fine. */
-static int collect_and_store(struct collect_args *a, struct tma *tma, struct td_store *store,
+static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, struct td_store *store,
 			     const char *db_path, char *err, size_t errlen)
 {
 	struct td_collector_opts opts = {
 		.system_wide = a->system_wide, .pids = a->pids, .nr_pids = a->nr_pids,
-		.process_name = a->process, .events = a->events, .nr_events = a->nr_events,
+		.process_names = &a->process, .nr_process_names = a->process ? 1 : 0,
+		.events = a->events, .nr_events = a->nr_events,
 		.plan = tma->setup ? &tma->setup->plan : NULL,
 		.pmu_cpus = tma->setup ? tma->setup->pmu_cpus : NULL,
 	};
@@ -573,8 +444,8 @@ static int collect_and_store(struct collect_args *a, struct tma *tma, struct td_
 
 	if (ret)
 		snprintf(err, errlen, "out of memory preparing the run");
-	if (!ret)
-		ret = new_engine(run, tma, err, errlen);
+	if (!ret) /* before the window, so a failure costs nothing */
+		ret = td_collect_new_engine(tma, run, err, errlen);
 	if (!ret && !(c = td_collector_new(&opts, err, errlen)))
 		ret = -1;
 	if (!ret) /* after the targets are known to exist */
@@ -606,7 +477,7 @@ static int collect_and_store(struct collect_args *a, struct tma *tma, struct td_
 int td_cmd_collect(int argc, char **argv)
 {
 	struct collect_args a = { 0 };
-	struct tma tma = { 0 };
+	struct td_tma_choice tma = { 0 };
 	struct td_store *store = NULL;
 	struct td_store_flags store_flags;
 	char err[768] = "", db_path[4096];
@@ -619,17 +490,17 @@ int td_cmd_collect(int argc, char **argv)
 		td_labels_free(&a.user_labels);
 		return ret < 0 ? 0 : ret;
 	}
-	ret = check_host(err, sizeof(err));
+	ret = td_collect_check_host(err, sizeof(err));
 	if (!ret)
-		ret = choose_events(&a, &tma, err, sizeof(err));
+		ret = td_collect_choose_events(a.cpu_model, a.level, a.events_given, a.events, &a.nr_events, &tma,
+					       err, sizeof(err));
 	if (!ret && !(store = td_store_open_flags(&store_flags, a.db, db_path, sizeof(db_path), err, sizeof(err))))
 		ret = -1;
 	if (!ret)
 		ret = collect_and_store(&a, &tma, store, db_path, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "topdown collect: %s\n", err[0] ? err : strerror(-ret));
-	td_engine_free(tma.engine);
-	free(tma.setup);
+	td_tma_choice_release(&tma);
 	td_store_close(store);
 	td_labels_free(&a.user_labels);
 	return ret ? 1 : 0;

@@ -28,13 +28,16 @@
 #include "topdown.skel.h"
 
 #define DEFAULT_MAX_THREADS 16384
+#define MIN_TRACKS 256
 #define EXIT_RING_BYTES (4u << 20) /* ~14,000 exit records between polls */
 
 struct track {
 	struct td_thread_stats now;  /* latest totals from the kernel */
 	struct td_thread_stats base; /* totals at the previous drain */
+	struct td_thread_stats window_base; /* totals when the window began (zero: at start) */
 	bool reported_exit;
-	__u64 counted_ns; /* the thread's counter time over all drains: what whole-run counts scale to */
+	bool active; /* ran or exited in this window */
+	__u64 counted_ns; /* the thread's counter time over the window's drains: what its counts scale to */
 };
 
 /*
@@ -61,7 +64,10 @@ struct td_collector {
 	const char *attach_kind;
 	size_t nr_events;
 	int nr_cpus;
-	char *process_name;
+	char **process_names;
+	size_t nr_process_names;
+	size_t *found; /* per name, at the last scan of /proc */
+	int stats_fd;  /* holds the kernel's BPF run-time statistics on; -1: off */
 	pid_t self;
 	uint32_t max_threads;
 	__u32 *batch_keys;
@@ -76,9 +82,9 @@ static size_t track_hash(__u32 tid, __u64 start_ns, size_t mask)
 	return (h >> 17) & mask;
 }
 
-static int track_index_grow(struct track_table *t)
+/* (Re)builds the index with cap slots (a power of two) over the tracks. */
+static int track_index_build(struct track_table *t, size_t cap)
 {
-	size_t cap = t->index_cap ? t->index_cap * 2 : 1024;
 	uint32_t *index = calloc(cap, sizeof(*index));
 
 	if (!index)
@@ -96,6 +102,28 @@ static int track_index_grow(struct track_table *t)
 	return 0;
 }
 
+static int track_index_grow(struct track_table *t)
+{
+	return track_index_build(t, t->index_cap ? t->index_cap * 2 : 1024);
+}
+
+/* Room for cap tracks (never fewer than there are). */
+static int track_table_resize(struct track_table *t, size_t cap)
+{
+	struct track *items = realloc(t->items, cap * sizeof(*items));
+	struct td_slot_sum *sums;
+
+	if (!items)
+		return -ENOMEM;
+	t->items = items;
+	sums = realloc(t->sums, (cap * t->nr_events + 1) * sizeof(*sums));
+	if (!sums)
+		return -ENOMEM;
+	t->sums = sums;
+	t->cap = cap;
+	return 0;
+}
+
 /* The track of this thread, created zeroed when new; NULL when out of memory. */
 static struct track *track_get(struct track_table *t, const struct td_thread_stats *stats)
 {
@@ -110,20 +138,8 @@ static struct track *track_get(struct track_table *t, const struct td_thread_sta
 		if (track->now.tid == stats->tid && track->now.start_ns == stats->start_ns)
 			return track;
 	}
-	if (t->count == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct track *items = realloc(t->items, cap * sizeof(*items));
-		struct td_slot_sum *sums;
-
-		if (!items)
-			return NULL;
-		t->items = items;
-		sums = realloc(t->sums, (cap * t->nr_events + 1) * sizeof(*sums));
-		if (!sums)
-			return NULL;
-		t->sums = sums;
-		t->cap = cap;
-	}
+	if (t->count == t->cap && track_table_resize(t, t->cap ? t->cap * 2 : MIN_TRACKS))
+		return NULL;
 	memset(&t->items[t->count], 0, sizeof(t->items[0]));
 	memset(&t->sums[t->count * t->nr_events], 0, t->nr_events * sizeof(*t->sums));
 	t->index[slot] = ++t->count;
@@ -288,25 +304,50 @@ static int add_target(struct td_collector *c, pid_t pid)
 	return bpf_map_update_elem(bpf_map__fd(c->skel->maps.targets), &tgid, &yes, BPF_ANY) ? -errno : 0;
 }
 
-/* Adds every running process with the name (the kernel adds new ones at exec). */
-static int add_named_targets(struct td_collector *c, size_t *found, char *err, size_t errlen)
+/*
+ * Adds every running process with one of the names, counting them per
+ * name (the kernel adds new ones at exec; this finds names longer than a
+ * comm, which it cannot match).
+ */
+static int add_named_targets(struct td_collector *c, char *err, size_t errlen)
 {
-	pid_t *pids = NULL;
-	size_t count = 0;
-	int ret = td_proc_find("/proc", c->process_name, c->self, &pids, &count, err, errlen);
+	int ret = 0;
 
-	for (size_t i = 0; !ret && i < count; i++)
-		ret = add_target(c, pids[i]);
-	free(pids);
-	if (found)
-		*found = count;
+	for (size_t n = 0; !ret && n < c->nr_process_names; n++) {
+		pid_t *pids = NULL;
+		size_t count = 0;
+
+		ret = td_proc_find("/proc", c->process_names[n], c->self, &pids, &count, err, errlen);
+		for (size_t i = 0; !ret && i < count; i++)
+			ret = add_target(c, pids[i]);
+		free(pids);
+		c->found[n] = count;
+	}
 	return ret;
+}
+
+/* The names' comms, NUL-padded, for the kernel to match at exec and fork. */
+static int set_target_comms(struct td_collector *c, char *err, size_t errlen)
+{
+	int fd = bpf_map__fd(c->skel->maps.target_comms);
+	__u8 yes = 1;
+
+	for (size_t n = 0; n < c->nr_process_names; n++) {
+		char comm[TD_TASK_COMM_LEN] = { 0 };
+
+		strncpy(comm, c->process_names[n], TD_TASK_COMM_LEN - 1);
+		if (bpf_map_update_elem(fd, comm, &yes, BPF_ANY)) {
+			snprintf(err, errlen, "cannot add process name '%s' to the targets: %s",
+				 c->process_names[n], strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
 }
 
 static int set_targets(struct td_collector *c, const struct td_collector_opts *opts,
 		       char *err, size_t errlen)
 {
-	size_t found = 0;
 	int ret;
 
 	for (size_t i = 0; i < opts->nr_pids; i++) {
@@ -320,15 +361,18 @@ static int set_targets(struct td_collector *c, const struct td_collector_opts *o
 			return ret;
 		}
 	}
-	if (!c->process_name)
+	if (!c->nr_process_names)
 		return 0;
-	ret = add_named_targets(c, &found, err, errlen);
-	if (!ret && !found) {
-		snprintf(err, errlen, "no running process is named '%s'; start it first, or check the name with `pgrep -l %s`",
-			 c->process_name, c->process_name);
-		return -ESRCH;
+	if ((ret = set_target_comms(c, err, errlen)) || (ret = add_named_targets(c, err, errlen)))
+		return ret;
+	for (size_t n = 0; n < c->nr_process_names && !opts->wait_for_targets; n++) {
+		if (!c->found[n]) {
+			snprintf(err, errlen, "no running process is named '%s'; start it first, or check the name with `pgrep -l %s`",
+				 c->process_names[n], c->process_names[n]);
+			return -ESRCH;
+		}
 	}
-	return ret;
+	return 0;
 }
 
 static int configure_skeleton(struct td_collector *c, const struct td_collector_opts *opts)
@@ -341,10 +385,7 @@ static int configure_skeleton(struct td_collector *c, const struct td_collector_
 	for (size_t g = 0; g < c->plan.nr_groups; g++)
 		if (c->plan.groups[g].nr_events > s->rodata->nr_slots)
 			s->rodata->nr_slots = c->plan.groups[g].nr_events;
-	if (opts->process_name) {
-		s->rodata->match_comm = true;
-		strncpy((char *)s->rodata->target_comm, opts->process_name, TD_TASK_COMM_LEN - 1);
-	}
+	s->rodata->match_comm = opts->nr_process_names > 0;
 	choose_attach_kind(c, opts->force_raw_tp);
 	if ((ret = bpf_map__set_max_entries(s->maps.counters, c->nr_cpus * TD_MAX_SLOTS)) ||
 	    (ret = bpf_map__set_max_entries(s->maps.threads, c->max_threads)) ||
@@ -440,8 +481,21 @@ static int set_plan(struct td_collector *c, const struct td_collector_opts *opts
 	return 0;
 }
 
+static int copy_process_names(struct td_collector *c, const struct td_collector_opts *opts)
+{
+	c->process_names = calloc(opts->nr_process_names + 1, sizeof(*c->process_names));
+	c->found = calloc(opts->nr_process_names + 1, sizeof(*c->found));
+	if (!c->process_names || !c->found)
+		return -ENOMEM;
+	for (size_t n = 0; n < opts->nr_process_names; n++)
+		if (!(c->process_names[c->nr_process_names++] = strdup(opts->process_names[n])))
+			return -ENOMEM;
+	return 0;
+}
+
 static int alloc_buffers(struct td_collector *c, const struct td_collector_opts *opts)
 {
+	c->stats_fd = -1;
 	c->nr_events = opts->nr_events;
 	c->tracks.nr_events = opts->nr_events;
 	c->self = getpid();
@@ -449,7 +503,7 @@ static int alloc_buffers(struct td_collector *c, const struct td_collector_opts 
 	c->nr_cpus = libbpf_num_possible_cpus();
 	if (c->nr_cpus <= 0)
 		return -EINVAL;
-	if (opts->process_name && !(c->process_name = strdup(opts->process_name)))
+	if (copy_process_names(c, opts))
 		return -ENOMEM;
 	c->batch_keys = calloc(c->max_threads, sizeof(*c->batch_keys));
 	c->batch_values = calloc(c->max_threads, sizeof(*c->batch_values));
@@ -470,6 +524,17 @@ static int flush_cpus(struct td_collector *c)
 	return 0;
 }
 
+/* What can be refused before anything loads. */
+static int check_opts(const struct td_collector_opts *opts, char *err, size_t errlen)
+{
+	if (opts->nr_process_names > TD_MAX_TARGET_COMMS) {
+		snprintf(err, errlen, "%zu process names are more than the %d a collector follows; name fewer",
+			 opts->nr_process_names, TD_MAX_TARGET_COMMS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 struct td_collector *td_collector_new(const struct td_collector_opts *opts,
 				      char *err, size_t errlen)
 {
@@ -481,7 +546,9 @@ struct td_collector *td_collector_new(const struct td_collector_opts *opts,
 		td_collector_free(c);
 		return NULL;
 	}
-	ret = set_plan(c, opts, err, errlen);
+	ret = check_opts(opts, err, errlen);
+	if (!ret)
+		ret = set_plan(c, opts, err, errlen);
 	if (!ret)
 		ret = load_and_attach(c, opts, err, errlen);
 	if (!ret)
@@ -497,6 +564,11 @@ struct td_collector *td_collector_new(const struct td_collector_opts *opts,
 	}
 	if (!ret && (ret = flush_cpus(c))) /* open slices of targets already running */
 		snprintf(err, errlen, "cannot start counting on every CPU: %s", strerror(-ret));
+	if (!ret && opts->bpf_stats && (c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME)) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "the kernel cannot measure BPF run time (%s); it needs 5.8 or newer",
+			 strerror(errno));
+	}
 	if (ret) {
 		td_collector_free(c);
 		return NULL;
@@ -511,7 +583,12 @@ void td_collector_free(struct td_collector *c)
 	ring_buffer__free(c->exit_ring);
 	topdown_bpf__destroy(c->skel); /* detach before the counters go */
 	td_pmu_close(c->counters);
-	free(c->process_name);
+	if (c->stats_fd >= 0)
+		close(c->stats_fd);
+	for (size_t n = 0; n < c->nr_process_names; n++)
+		free(c->process_names[n]);
+	free(c->process_names);
+	free(c->found);
 	free(c->batch_keys);
 	free(c->batch_values);
 	free(c->tracks.items);
@@ -568,25 +645,30 @@ static int read_thread_map(struct td_collector *c)
 	return 0;
 }
 
+/* Moves the changed tracks' deltas into the sums, and into interval's rows (when given). */
 static int collect_changes(struct td_collector *c, struct td_interval *interval)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < c->tracks.count; i++)
+	for (size_t i = 0; interval && i < c->tracks.count; i++)
 		n += track_changed(&c->tracks.items[i]);
-	interval->threads = calloc(n + 1, sizeof(*interval->threads));
-	if (!interval->threads)
-		return -ENOMEM;
-	interval->nr_threads = 0;
+	if (interval) {
+		interval->threads = calloc(n + 1, sizeof(*interval->threads));
+		if (!interval->threads)
+			return -ENOMEM;
+		interval->nr_threads = 0;
+	}
 	for (size_t i = 0; i < c->tracks.count; i++) {
 		struct track *t = &c->tracks.items[i];
 
 		if (!track_changed(t))
 			continue;
-		interval_row(c, t, &interval->threads[interval->nr_threads++]);
+		if (interval)
+			interval_row(c, t, &interval->threads[interval->nr_threads++]);
 		accumulate(c, i);
 		t->base = t->now;
 		t->reported_exit = t->now.exited;
+		t->active = true;
 	}
 	return 0;
 }
@@ -618,8 +700,8 @@ int td_collector_drain(struct td_collector *c, struct td_interval *interval,
 {
 	int ret = refresh_tracks(c, err, errlen);
 
-	if (!ret && c->process_name)
-		ret = add_named_targets(c, NULL, err, errlen);
+	if (!ret)
+		ret = add_named_targets(c, err, errlen);
 	if (!ret && (ret = collect_changes(c, interval)))
 		snprintf(err, errlen, "out of memory collecting the interval's threads");
 	return ret;
@@ -651,9 +733,15 @@ int td_collector_rotate(struct td_collector *c, char *err, size_t errlen)
 	return 0;
 }
 
-int td_collector_totals(const struct td_collector *c, struct td_thread_row **rows, size_t *count)
+/*
+ * The rows of every track, or only of those active in the window: the
+ * scheduling figures since the window began, each event's sum scaled to
+ * the thread's counter time.
+ */
+static int window_rows(const struct td_collector *c, bool only_active, struct td_thread_row **rows,
+		       size_t *count)
 {
-	static const struct td_thread_stats zero;
+	size_t n = 0;
 
 	*rows = calloc(c->tracks.count + 1, sizeof(**rows));
 	if (!*rows)
@@ -661,19 +749,162 @@ int td_collector_totals(const struct td_collector *c, struct td_thread_row **row
 	for (size_t i = 0; i < c->tracks.count; i++) {
 		const struct track *t = &c->tracks.items[i];
 		const struct td_slot_sum *sums = &c->tracks.sums[i * c->nr_events];
-		struct td_thread_row *row = &(*rows)[i];
+		struct td_thread_row *row = &(*rows)[n];
 
-		row_from_sched_delta(&t->now, &zero, row);
+		if (only_active && !t->active)
+			continue;
+		row_from_sched_delta(&t->now, &t->window_base, row);
 		for (size_t e = 0; e < c->nr_events; e++)
 			scale_count(sums[e].count, t->counted_ns, sums[e].running, &row->counters[e]);
+		n++;
 	}
-	*count = c->tracks.count;
+	*count = n;
+	return 0;
+}
+
+int td_collector_totals(const struct td_collector *c, struct td_thread_row **rows, size_t *count)
+{
+	return window_rows(c, false, rows, count);
+}
+
+/* Gone without an exit record (its last switch unseen): nothing more will come. */
+static bool track_vanished(const struct track *t)
+{
+	return !t->active && kill(t->now.tid, 0) && errno == ESRCH;
+}
+
+/*
+ * Keeps the tracks of live threads, each starting the next window; drops
+ * exited and vanished ones (and the kernel's record of a vanished one).
+ * The arrays shrink again after a burst of threads.
+ */
+static int forget_window(struct td_collector *c)
+{
+	struct track_table *t = &c->tracks;
+	int threads_fd = bpf_map__fd(c->skel->maps.threads);
+	size_t kept = 0, cap, index_cap;
+
+	for (size_t i = 0; i < t->count; i++) {
+		struct track *track = &t->items[i];
+
+		if (track->now.exited)
+			continue;
+		if (track_vanished(track)) {
+			__u32 tid = track->now.tid;
+
+			bpf_map_delete_elem(threads_fd, &tid);
+			continue;
+		}
+		track->window_base = track->now;
+		track->counted_ns = 0;
+		track->active = false;
+		if (kept != i)
+			t->items[kept] = *track;
+		memset(&t->sums[kept * t->nr_events], 0, t->nr_events * sizeof(*t->sums));
+		kept++;
+	}
+	t->count = kept;
+	for (cap = MIN_TRACKS; cap < 2 * kept; cap *= 2)
+		;
+	if (t->cap > 4 * cap && track_table_resize(t, cap))
+		return -ENOMEM;
+	for (index_cap = 1024; index_cap < 2 * (kept + 1); index_cap *= 2)
+		;
+	return t->index_cap ? track_index_build(t, index_cap) : 0;
+}
+
+/* Target processes that have exited leave the targets map (a pid can be reused). */
+static void prune_targets(struct td_collector *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.targets);
+	__u32 key, next, *prev = NULL;
+
+	if (!c->nr_process_names) /* --pid targets are the user's to name */
+		return;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		if (kill(key, 0) && errno == ESRCH) {
+			bpf_map_delete_elem(fd, &key);
+			continue; /* restart after the deleted key, as the map allows */
+		}
+		prev = &key;
+	}
+}
+
+int td_collector_end_window(struct td_collector *c, struct td_thread_row **rows, size_t *count,
+			    char *err, size_t errlen)
+{
+	int ret = window_rows(c, true, rows, count);
+
+	if (!ret && (ret = forget_window(c))) {
+		free(*rows);
+		*rows = NULL;
+	}
+	if (ret) {
+		snprintf(err, errlen, "out of memory ending the window");
+		return ret;
+	}
+	prune_targets(c);
+	return 0;
+}
+
+void td_collector_pause(struct td_collector *c)
+{
+	c->skel->bss->paused = 1;
+}
+
+int td_collector_resume(struct td_collector *c, char *err, size_t errlen)
+{
+	int ret;
+
+	c->skel->bss->epoch++;
+	c->skel->bss->paused = 0;
+	/* Slices open on the threads running now; nothing before this counts. */
+	if ((ret = refresh_tracks(c, err, errlen)))
+		return ret;
+	for (size_t i = 0; i < c->tracks.count; i++) {
+		struct track *t = &c->tracks.items[i];
+
+		t->base = t->now;
+		t->window_base = t->now;
+	}
 	return 0;
 }
 
 uint64_t td_collector_dropped(const struct td_collector *c)
 {
 	return c->skel->bss->drops.slices;
+}
+
+uint64_t td_collector_lost_threads(const struct td_collector *c)
+{
+	return c->skel->bss->drops.threads;
+}
+
+int td_collector_bpf_run_ns(const struct td_collector *c, uint64_t *run_ns, char *err, size_t errlen)
+{
+	struct bpf_program *prog;
+
+	*run_ns = 0;
+	bpf_object__for_each_program(prog, c->skel->obj) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0) /* the other tracepoint flavour, not loaded */
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+			snprintf(err, errlen, "cannot read the BPF programs' run time: %s", strerror(errno));
+			return -errno;
+		}
+		*run_ns += info.run_time_ns;
+	}
+	return 0;
+}
+
+size_t td_collector_processes_named(const struct td_collector *c, size_t name)
+{
+	return name < c->nr_process_names ? c->found[name] : 0;
 }
 
 size_t td_collector_thread_count(const struct td_collector *c)

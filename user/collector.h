@@ -21,7 +21,11 @@ struct td_collector_opts {
 	bool system_wide;
 	const pid_t *pids;        /* --pid */
 	size_t nr_pids;
-	const char *process_name; /* --process: running ones now, and ones that start later */
+	/* --process: running processes with these names now, and ones that start later */
+	const char *const *process_names;
+	size_t nr_process_names;  /* at most TD_MAX_TARGET_COMMS */
+	bool wait_for_targets;    /* no process of a name running yet is fine: it is waited for */
+	bool bpf_stats;           /* turn on the kernel's BPF run-time statistics (td_collector_bpf_run_ns) */
 	const struct td_event *events;
 	size_t nr_events;         /* at most TD_MAX_EVENTS */
 	/*
@@ -59,6 +63,7 @@ int td_collector_poll(struct td_collector *collector, int timeout_ms,
  * previous drain, with their deltas: the active group's events scaled by
  * their enabled/running times, NaN (running fraction 0) for the events of
  * the other groups. interval->threads is owned by the caller afterwards.
+ * interval NULL: the deltas only go into the totals (no rows are built).
  */
 int td_collector_drain(struct td_collector *collector, struct td_interval *interval,
 		       char *err, size_t errlen);
@@ -74,8 +79,9 @@ int td_collector_drain(struct td_collector *collector, struct td_interval *inter
 int td_collector_rotate(struct td_collector *collector, char *err, size_t errlen);
 
 /*
- * Every thread seen since start, with its totals: the run's thread rows.
- * Call after a final drain. *rows is malloc'd.
+ * Every thread seen since start (or since the last td_collector_end_window),
+ * with its totals: the run's thread rows. Call after a final drain.
+ * *rows is malloc'd.
  *
  * A whole-run counter is the sum over the intervals its groups were
  * active, scaled to the thread's counter time over all intervals:
@@ -85,8 +91,45 @@ int td_collector_rotate(struct td_collector *collector, char *err, size_t errlen
 int td_collector_totals(const struct td_collector *collector,
 			struct td_thread_row **rows, size_t *count);
 
+/*
+ * Ends a window (call after a drain): *rows receives the threads that ran
+ * or exited since the previous window's end, with their totals over the
+ * window (as td_collector_totals computes them), and the collector
+ * forgets what only that window needed: exited threads, the per-window
+ * sums, threads that are gone without an exit record, and target
+ * processes that have exited. Memory then depends on the live threads,
+ * not on how many windows or threads went by. *rows is malloc'd.
+ */
+int td_collector_end_window(struct td_collector *collector, struct td_thread_row **rows,
+			    size_t *count, char *err, size_t errlen);
+
+/*
+ * The duty cycle: while paused the BPF programs charge nothing (they stay
+ * attached, and dying threads still send their records). Drain before
+ * pausing; what a resume finds running starts afresh, the pause is never
+ * charged to anyone.
+ */
+void td_collector_pause(struct td_collector *collector);
+int td_collector_resume(struct td_collector *collector, char *err, size_t errlen);
+
 /* Slices the kernel could not charge (full thread map) since start. */
 uint64_t td_collector_dropped(const struct td_collector *collector);
+
+/*
+ * Threads that died without ever having a record (the thread map was
+ * full all their life) since start: missing from every row. Exact.
+ */
+uint64_t td_collector_lost_threads(const struct td_collector *collector);
+
+/*
+ * The time the collector's BPF programs have run since they were loaded,
+ * summed (opts.bpf_stats must be set: the kernel counts only while asked to).
+ */
+int td_collector_bpf_run_ns(const struct td_collector *collector, uint64_t *run_ns,
+			    char *err, size_t errlen);
+
+/* Running processes with process_names[name] found by the last scan of /proc. */
+size_t td_collector_processes_named(const struct td_collector *collector, size_t name);
 
 /* Processes currently targeted (process mode), for progress reports. */
 size_t td_collector_thread_count(const struct td_collector *collector);

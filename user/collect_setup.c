@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The preparation `topdown collect` and `topdown agent` share: host
+ * check, counter choice, engine, labels (see collect_setup.h).
+ */
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "collect_setup.h"
+#include "cpuinfo.h"
+#include "hostinfo.h"
+#include "kb.h"
+#include "pmu.h"
+#include "procmatch.h"
+
+void td_tma_choice_release(struct td_tma_choice *tma)
+{
+	td_engine_free(tma->engine);
+	free(tma->setup);
+	tma->engine = NULL;
+	tma->setup = NULL;
+}
+
+static bool has_capability(int cap)
+{
+	struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { 0 };
+
+	if (syscall(SYS_capget, &header, data))
+		return false;
+	return data[cap / 32].effective & (1u << (cap % 32));
+}
+
+int td_collect_check_host(char *err, size_t errlen)
+{
+	if (geteuid() != 0 && !(has_capability(CAP_BPF) && has_capability(CAP_PERFMON))) {
+		snprintf(err, errlen, "collecting needs root, or CAP_BPF and CAP_PERFMON: run it with sudo, "
+			 "or grant them with `setcap cap_bpf,cap_perfmon+ep $(command -v topdown)`");
+		return -EPERM;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(err, errlen, "this kernel exposes no BTF (/sys/kernel/btf/vmlinux: %s); topdown's CO-RE "
+			 "programs need a kernel built with CONFIG_DEBUG_INFO_BTF=y", strerror(errno));
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/*
+ * The model and the counters of a Top-Down collection at level. A CPU
+ * without definitions or a host without the model's PMU leaves TMA
+ * unavailable (tma->unavailable says why); a level the model cannot do
+ * is the user's mistake (an error).
+ */
+static int prepare_tma(const char *cpu_model, long level, struct td_tma_choice *tma, char *err, size_t errlen)
+{
+	const struct td_kb *kb = td_kb_load(err, errlen);
+	const struct td_model *model;
+	struct td_cpuinfo cpu;
+	int ret;
+
+	if (!kb)
+		return -EINVAL;
+	if ((ret = td_cpuinfo_read("", &cpu, err, errlen)))
+		return ret;
+	if (td_tma_choose_model(kb, cpu_model, &cpu, &model, tma->unavailable, sizeof(tma->unavailable)))
+		return 0;
+	if (!(tma->setup = malloc(sizeof(*tma->setup)))) {
+		snprintf(err, errlen, "out of memory choosing the Top-Down counters");
+		return -ENOMEM;
+	}
+	ret = td_tma_setup(model, level, "", &cpu, tma->setup, err, errlen);
+	if (ret == -ENODEV) { /* the host lacks the model's PMU */
+		snprintf(tma->unavailable, sizeof(tma->unavailable), "%s", err);
+		err[0] = '\0';
+		ret = 0;
+	}
+	if (ret || tma->unavailable[0]) {
+		free(tma->setup);
+		tma->setup = NULL;
+	}
+	return ret;
+}
+
+int td_collect_choose_events(const char *cpu_model, long level, bool events_given,
+			     struct td_event *events, size_t *nr_events, struct td_tma_choice *tma,
+			     char *err, size_t errlen)
+{
+	char why[256];
+	bool hardware = td_pmu_hardware_available(why, sizeof(why));
+	int ret;
+
+	tma->wanted = !events_given;
+	if (events_given)
+		return 0;
+	if (!hardware)
+		snprintf(tma->unavailable, sizeof(tma->unavailable), "%s", why);
+	else if ((ret = prepare_tma(cpu_model, level, tma, err, errlen)))
+		return ret;
+	if (tma->setup) {
+		*nr_events = tma->setup->nr_events;
+		memcpy(events, tma->setup->events, *nr_events * sizeof(events[0]));
+		return 0;
+	}
+	return td_event_list_parse(hardware ? "task-clock,cycles,instructions" : "task-clock",
+				   events, TD_MAX_EVENTS, nr_events, err, errlen);
+}
+
+int td_collect_new_engine(struct td_tma_choice *tma, const struct td_run *run, char *err, size_t errlen)
+{
+	if (!tma->setup)
+		return 0;
+	tma->engine = td_engine_new(tma->setup->model, tma->setup->depth, (const char *const *)run->event_names,
+				    run->nr_events, &tma->setup->facts, err, errlen);
+	return tma->engine ? 0 : -EINVAL;
+}
+
+int td_collect_base_labels(const struct td_tma_choice *tma, long level, struct td_labels *labels,
+			   char *err, size_t errlen)
+{
+	char value[32];
+	int ret = td_hostinfo_labels("", labels, err, errlen);
+
+	if (ret)
+		return ret;
+	snprintf(value, sizeof(value), "%ld", level);
+	ret = td_labels_set(labels, "collector", "bpf");
+	if (!ret && tma->wanted)
+		ret = td_labels_set(labels, "tma_level", value);
+	if (!ret && tma->setup)
+		ret = td_labels_set(labels, "tma_model", tma->setup->model->name);
+	if (ret)
+		snprintf(err, errlen, "out of memory building labels");
+	return ret;
+}
+
+int td_collect_target_labels(const char *process_name, const char *pids, pid_t first_pid,
+			     struct td_labels *labels, char *err, size_t errlen)
+{
+	char comm[TD_COMM_LEN];
+	int ret = 0;
+
+	if (process_name)
+		ret = td_labels_set(labels, "comm", process_name);
+	if (!ret && first_pid && td_proc_comm("/proc", first_pid, comm, sizeof(comm)) == 0)
+		ret = td_labels_set(labels, "comm", comm);
+	if (!ret && pids)
+		ret = td_labels_set(labels, "pid", pids);
+	if (ret) {
+		snprintf(err, errlen, "out of memory building labels");
+		return ret;
+	}
+	if (first_pid && (ret = td_hostinfo_process_labels("", first_pid, labels, err, errlen)) == -ENOENT) {
+		err[0] = '\0'; /* it has exited since: no cgroup to tell */
+		ret = 0;
+	}
+	return ret;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What `topdown collect` and `topdown agent` both do before counting:
+ * check the host can run the BPF collector, choose the counters (the
+ * Top-Down ones of the CPU's model and a level, or what works without a
+ * PMU), build the Top-Down engine, and build the run's labels.
+ */
+#ifndef TOPDOWN_COLLECT_SETUP_H
+#define TOPDOWN_COLLECT_SETUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "engine.h"
+#include "events.h"
+#include "labels.h"
+#include "run.h"
+#include "tma_events.h"
+
+/* The Top-Down side of a collection. */
+struct td_tma_choice {
+	bool wanted;                /* no --events: the tree is what the run is for */
+	struct td_tma_setup *setup; /* the counters and groups; NULL when TMA is unavailable */
+	char unavailable[512];      /* why not, said once */
+	struct td_engine *engine;   /* from td_collect_new_engine */
+};
+
+/* Frees the setup and the engine; the choice is empty afterwards. */
+void td_tma_choice_release(struct td_tma_choice *tma);
+
+/* BPF tracing needs root or CAP_BPF with CAP_PERFMON; CO-RE needs kernel BTF. */
+int td_collect_check_host(char *err, size_t errlen);
+
+/*
+ * The counters: when events_given, *events as the user listed them;
+ * else the Top-Down ones of the model (cpu_model, NULL: detected) at
+ * level, or when TMA is unavailable the ones that do work: task-clock
+ * everywhere, cycles and instructions where the host has hardware
+ * counters (tma->unavailable says why). A level the model cannot do is
+ * an error.
+ */
+int td_collect_choose_events(const char *cpu_model, long level, bool events_given,
+			     struct td_event *events, size_t *nr_events, struct td_tma_choice *tma,
+			     char *err, size_t errlen);
+
+/* The engine for the events run counts (none without a Top-Down setup). */
+int td_collect_new_engine(struct td_tma_choice *tma, const struct td_run *run, char *err, size_t errlen);
+
+/* Host labels, then collector, tma_level and tma_model. */
+int td_collect_base_labels(const struct td_tma_choice *tma, long level, struct td_labels *labels,
+			   char *err, size_t errlen);
+
+/*
+ * The target's labels: comm (process_name, or the comm of first_pid when
+ * it runs), pid (pids, the target's pid list, when given), and first_pid's
+ * cgroup and container. NULL and 0 leave the matching labels out.
+ */
+int td_collect_target_labels(const char *process_name, const char *pids, pid_t first_pid,
+			     struct td_labels *labels, char *err, size_t errlen);
+
+#endif

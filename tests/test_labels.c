@@ -220,6 +220,76 @@ static void test_out_of_memory(void **state)
 	td_labels_free(&labels);
 }
 
+static void test_parse_list_ok(void **state)
+{
+	(void)state;
+	struct td_labels labels;
+	char err[512] = "";
+
+	td_labels_init(&labels);
+	assert_int_equal(td_labels_set(&labels, "team", "old"), 0);
+	assert_int_equal(td_labels_parse_list(&labels, " team=db , tier=prod,url=a=b", "TOPDOWN_LABELS",
+					      err, sizeof(err)), 0);
+	assert_int_equal(labels.count, 3);
+	assert_string_equal(td_labels_get(&labels, "team"), "db"); /* the list replaces a key */
+	assert_string_equal(td_labels_get(&labels, "tier"), "prod");
+	assert_string_equal(td_labels_get(&labels, "url"), "a=b"); /* the first '=' splits */
+	assert_int_equal(td_labels_parse_list(&labels, NULL, "TOPDOWN_LABELS", err, sizeof(err)), 0);
+	assert_int_equal(td_labels_parse_list(&labels, "", "TOPDOWN_LABELS", err, sizeof(err)), 0);
+	assert_int_equal(td_labels_parse_list(&labels, "  ", "TOPDOWN_LABELS", err, sizeof(err)), 0);
+	assert_int_equal(labels.count, 3);
+	assert_string_equal(err, "");
+	td_labels_free(&labels);
+}
+
+/* A bad item: -EINVAL, one line naming the variable and the item, nothing of the list kept. */
+static void expect_bad_list(const char *list, const char *shown)
+{
+	struct td_labels labels;
+	char err[512] = "";
+
+	td_labels_init(&labels);
+	assert_int_equal(td_labels_parse_list(&labels, list, "TOPDOWN_LABELS", err, sizeof(err)), -EINVAL);
+	print_message("  %s\n", err);
+	assert_non_null(strstr(err, "TOPDOWN_LABELS: "));
+	assert_non_null(strstr(err, shown));
+	assert_non_null(strstr(err, "key=value,key2=value2"));
+	assert_null(strchr(err, '\n'));
+	assert_int_equal(labels.count, 0);
+	td_labels_free(&labels);
+}
+
+static void test_parse_list_errors(void **state)
+{
+	(void)state;
+	expect_bad_list("team=db,tier", "bad label 'tier'");
+	expect_bad_list("team=db,=prod", "bad label '=prod'");
+	expect_bad_list("team=db,9x=1", "bad label '9x=1'");
+	expect_bad_list("team=", "bad label 'team='");
+	expect_bad_list("team=db,,tier=prod", "an empty label");
+	expect_bad_list("team=db,", "an empty label");
+	expect_bad_list(",team=db", "an empty label");
+	expect_bad_list("team=d\tb", "bad label 'team=d?b'"); /* control characters shown as '?' */
+}
+
+static void test_parse_list_out_of_memory(void **state)
+{
+	(void)state;
+	struct td_labels labels;
+	char err[512] = "";
+
+	td_labels_init(&labels);
+	strdup_fail_after = 0; /* storing the first item fails */
+	assert_int_equal(td_labels_parse_list(&labels, "a=1,b=2", "TOPDOWN_LABELS", err, sizeof(err)), -ENOMEM);
+	assert_non_null(strstr(err, "out of memory"));
+	strdup_fail_after = 4; /* both items parse (two copies each); copying them over fails */
+	err[0] = '\0';
+	assert_int_equal(td_labels_parse_list(&labels, "a=1,b=2", "TOPDOWN_LABELS", err, sizeof(err)), -ENOMEM);
+	assert_non_null(strstr(err, "out of memory reading TOPDOWN_LABELS"));
+	strdup_fail_after = -1;
+	td_labels_free(&labels);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +301,9 @@ int main(void)
 		cmocka_unit_test(test_parse_arg_length_limits),
 		cmocka_unit_test(test_parse_arg_message_is_printable),
 		cmocka_unit_test(test_out_of_memory),
+		cmocka_unit_test(test_parse_list_ok),
+		cmocka_unit_test(test_parse_list_errors),
+		cmocka_unit_test(test_parse_list_out_of_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -159,16 +159,22 @@ static const char *value_problem(const char *value)
 	return NULL;
 }
 
+/* What is wrong with a key=value text, or NULL; "" without '=', where the general advice says it all. */
+static const char *label_problem(const char *text)
+{
+	const char *eq = strchr(text, '=');
+	const char *why = eq ? key_problem(text, (size_t)(eq - text)) : "";
+
+	return why ? why : value_problem(eq + 1);
+}
+
 int td_labels_parse_arg(struct td_labels *labels, const char *arg,
 			char *err, size_t errlen)
 {
 	const char *text = arg ? arg : "";
 	const char *eq = strchr(text, '=');
-	/* Without '=' the general advice says it all. */
-	const char *why = eq ? key_problem(text, (size_t)(eq - text)) : "";
+	const char *why = label_problem(text);
 
-	if (!why)
-		why = value_problem(eq + 1);
 	if (why) {
 		char shown[PREVIEW_MAX + 4];
 
@@ -188,4 +194,66 @@ int td_labels_parse_arg(struct td_labels *labels, const char *arg,
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* One item of a list, without its surrounding spaces, into labels. */
+static int parse_list_item(struct td_labels *labels, const char *item, size_t len, const char *what,
+			   char *err, size_t errlen)
+{
+	const char *problem;
+	char *arg;
+	int ret;
+
+	while (len && isspace((unsigned char)*item)) {
+		item++;
+		len--;
+	}
+	while (len && isspace((unsigned char)item[len - 1]))
+		len--;
+	if (!len) {
+		snprintf(err, errlen, "%s: an empty label between commas, or a comma at an end; "
+			 "write it as key=value,key2=value2 (e.g. team=db,tier=prod)", what);
+		return -EINVAL;
+	}
+	if (!(arg = strndup(item, len))) {
+		snprintf(err, errlen, "out of memory reading %s; free memory and retry", what);
+		return -ENOMEM;
+	}
+	if ((problem = label_problem(arg))) {
+		char shown[PREVIEW_MAX + 4];
+
+		preview(arg, shown);
+		snprintf(err, errlen, "%s: bad label '%s': %s%swrite it as key=value,key2=value2 (e.g. team=db,tier=prod)",
+			 what, shown, problem, *problem ? "; " : "");
+		ret = -EINVAL;
+	} else {
+		ret = td_labels_parse_arg(labels, arg, err, errlen); /* valid: only memory can fail */
+	}
+	free(arg);
+	return ret;
+}
+
+int td_labels_parse_list(struct td_labels *labels, const char *list, const char *what,
+			 char *err, size_t errlen)
+{
+	struct td_labels parsed;
+	int ret = 0;
+
+	if (!list || !list[strspn(list, " \t")])
+		return 0;
+	td_labels_init(&parsed);
+	for (const char *item = list; !ret; item++) {
+		size_t len = strcspn(item, ",");
+
+		ret = parse_list_item(&parsed, item, len, what, err, errlen);
+		item += len;
+		if (!*item)
+			break;
+	}
+	if (!ret && td_labels_copy(labels, &parsed)) {
+		snprintf(err, errlen, "out of memory reading %s; free memory and retry", what);
+		ret = -ENOMEM;
+	}
+	td_labels_free(&parsed);
+	return ret;
 }

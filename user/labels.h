@@ -39,4 +39,16 @@ int td_labels_copy(struct td_labels *dst, const struct td_labels *src);
 int td_labels_parse_arg(struct td_labels *labels, const char *arg,
 			char *err, size_t errlen);
 
+/*
+ * Parses a comma-separated list of key=value labels, as the
+ * TOPDOWN_LABELS environment variable holds them ("team=db,tier=prod"),
+ * into labels; what names the list in messages. Each item follows
+ * td_labels_parse_arg's rules (a value cannot hold a comma); spaces
+ * around an item are ignored, and NULL or an empty list adds nothing.
+ * On a bad item returns -EINVAL, err names it and what, and labels keeps
+ * nothing of the list.
+ */
+int td_labels_parse_list(struct td_labels *labels, const char *list, const char *what,
+			 char *err, size_t errlen);
+
 #endif

@@ -12,7 +12,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,24 +42,22 @@ static inline const char *e2e_workload_path(void)
 }
 
 /*
- * Starts td-workload held at --wait-start; *go receives the pipe that
- * releases it. Extra arguments end with NULL.
+ * Starts the workload at path (its comm is path's basename) held at
+ * --wait-start; *go receives the pipe that releases it. ap: extra
+ * arguments, ending with NULL.
  */
-static inline pid_t e2e_spawn_workload(int *go, const char *report, ...)
+static inline pid_t e2e_spawn_workload_va(const char *path, int *go, const char *report, va_list ap)
 {
 	const char *argv[32] = { "td-workload", "--wait-start" };
 	int argc = 2, fds[2];
-	va_list ap;
 	pid_t pid;
 
 	if (report) {
 		argv[argc++] = "--report";
 		argv[argc++] = report;
 	}
-	va_start(ap, report);
 	while (argc < 31 && (argv[argc] = va_arg(ap, const char *)))
 		argc++;
-	va_end(ap);
 	argv[argc] = NULL;
 	assert_int_equal(pipe(fds), 0);
 	pid = fork();
@@ -65,12 +65,63 @@ static inline pid_t e2e_spawn_workload(int *go, const char *report, ...)
 	if (pid == 0) {
 		dup2(fds[0], STDIN_FILENO);
 		close(fds[1]);
-		execv(e2e_workload_path(), (char **)argv);
+		execv(path, (char **)argv);
 		_exit(127);
 	}
 	close(fds[0]);
 	*go = fds[1];
 	return pid;
+}
+
+/* td-workload, started as e2e_spawn_workload_va says. Extra arguments end with NULL. */
+static inline pid_t e2e_spawn_workload(int *go, const char *report, ...)
+{
+	va_list ap;
+	pid_t pid;
+
+	va_start(ap, report);
+	pid = e2e_spawn_workload_va(e2e_workload_path(), go, report, ap);
+	va_end(ap);
+	return pid;
+}
+
+/* The same, through a link to td-workload (e2e_workload_link). */
+static inline pid_t e2e_spawn_workload_at(const char *path, int *go, const char *report, ...)
+{
+	va_list ap;
+	pid_t pid;
+
+	va_start(ap, report);
+	pid = e2e_spawn_workload_va(path, go, report, ap);
+	va_end(ap);
+	return pid;
+}
+
+/*
+ * A link to td-workload named name in a fresh directory, so that its
+ * processes have a comm no other test's workload shares (colleagues may
+ * run theirs at the same time). The directory is the caller's to remove
+ * (e2e_workload_unlink). path receives the link (PATH_MAX bytes).
+ */
+static inline void e2e_workload_link(const char *name, char *path, size_t len)
+{
+	char dir[] = "/tmp/td-e2e-wl-XXXXXX", *target = realpath(e2e_workload_path(), NULL);
+
+	assert_non_null(target);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, len, "%s/%s", dir, name);
+	assert_int_equal(symlink(target, path), 0);
+	free(target);
+}
+
+static inline void e2e_workload_unlink(const char *path)
+{
+	char dir[4096];
+
+	unlink(path);
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	rmdir(dir);
 }
 
 /*

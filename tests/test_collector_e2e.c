@@ -606,6 +606,233 @@ static void test_unopenable_event_is_an_error(void **state)
 	assert_non_null(strstr(err, "cannot open event 'bogus-sw' on CPU 0"));
 }
 
+/* --- windows (the agent's): per-window totals, forgetting, pause, losses --- */
+
+static void *exit_at_once(void *arg)
+{
+	(void)arg;
+	atomic_store((atomic_int *)arg, gettid());
+	return NULL;
+}
+
+static const struct td_thread_row *spinner_row(const struct td_thread_row *rows, size_t n)
+{
+	const struct td_thread_row *row = find_tid(rows, n, atomic_load(&spinner_tid));
+
+	assert_non_null(row);
+	return row;
+}
+
+/*
+ * Each window's rows hold what happened in that window only; a thread
+ * that exited is reported in its window and then forgotten.
+ */
+static void test_windows_report_and_forget(void **state)
+{
+	pid_t self = getpid();
+	struct td_collector_opts opts = { .pids = &self, .nr_pids = 1, .events = &task_clock, .nr_events = 1 };
+	struct td_collector *c;
+	pthread_t spinner, shortlived;
+	atomic_int short_tid = 0;
+	size_t tracked_before = 0;
+	char err[512] = "";
+
+	(void)state;
+	e2e_require_bpf();
+	atomic_store(&spinner_stop, false);
+	assert_int_equal(pthread_create(&spinner, NULL, spin, NULL), 0);
+	usleep(50 * 1000);
+	c = td_collector_new(&opts, err, sizeof(err));
+	if (!c)
+		fail_msg("collector: %s", err);
+	for (int window = 0; window < 3; window++) {
+		uint64_t before = thread_cpu_ns(spinner), after;
+		struct td_thread_row *rows;
+		size_t n;
+
+		if (window == 0) {
+			assert_int_equal(pthread_create(&shortlived, NULL, exit_at_once, &short_tid), 0);
+			pthread_join(shortlived, NULL);
+		}
+		usleep(500 * 1000);
+		assert_int_equal(td_collector_poll(c, 0, err, sizeof(err)), 0);
+		assert_int_equal(td_collector_drain(c, NULL, err, sizeof(err)), 0);
+		after = thread_cpu_ns(spinner);
+		if (window == 1)
+			tracked_before = td_collector_thread_count(c);
+		assert_int_equal(td_collector_end_window(c, &rows, &n, err, sizeof(err)), 0);
+		assert_close("spinner on-CPU ns in the window", spinner_row(rows, n)->oncpu_ns, after - before, 0.03);
+		if (window == 0) {
+			const struct td_thread_row *gone = find_tid(rows, n, atomic_load(&short_tid));
+
+			assert_non_null(gone);
+			assert_true(gone->exited);
+		} else {
+			assert_null(find_tid(rows, n, atomic_load(&short_tid)));
+		}
+		for (size_t i = 0; i < n; i++)
+			assert_false(rows[i].exited && window > 0); /* only window 0 had a thread exit */
+		free(rows);
+	}
+	/* what is kept: the live threads, no more than before the window ended */
+	assert_true(td_collector_thread_count(c) <= tracked_before);
+	atomic_store(&spinner_stop, true);
+	pthread_join(spinner, NULL);
+	assert_int_equal(td_collector_dropped(c), 0);
+	td_collector_free(c);
+}
+
+/* Paused, nothing is charged; after a resume only the time since counts. */
+static void test_pause_charges_nothing(void **state)
+{
+	pid_t self = getpid();
+	struct td_collector_opts opts = { .pids = &self, .nr_pids = 1, .events = &task_clock, .nr_events = 1 };
+	struct td_collector *c;
+	pthread_t spinner;
+	char err[512] = "";
+
+	(void)state;
+	e2e_require_bpf();
+	atomic_store(&spinner_stop, false);
+	assert_int_equal(pthread_create(&spinner, NULL, spin, NULL), 0);
+	usleep(50 * 1000);
+	c = td_collector_new(&opts, err, sizeof(err));
+	if (!c)
+		fail_msg("collector: %s", err);
+	for (int window = 0; window < 2; window++) {
+		uint64_t before, counted;
+		struct td_thread_row *rows;
+		size_t n;
+
+		if (window > 0)
+			assert_int_equal(td_collector_resume(c, err, sizeof(err)), 0);
+		before = thread_cpu_ns(spinner);
+		usleep(400 * 1000);
+		assert_int_equal(td_collector_drain(c, NULL, err, sizeof(err)), 0);
+		td_collector_pause(c);
+		counted = thread_cpu_ns(spinner) - before;
+		usleep(400 * 1000); /* the spinner keeps running: none of this may be charged */
+		assert_int_equal(td_collector_end_window(c, &rows, &n, err, sizeof(err)), 0);
+		assert_close("spinner on-CPU ns, counted part only", spinner_row(rows, n)->oncpu_ns, counted, 0.03);
+		free(rows);
+	}
+	atomic_store(&spinner_stop, true);
+	pthread_join(spinner, NULL);
+	td_collector_free(c);
+}
+
+/*
+ * A thread map of 4 entries for a process of 300 short threads and five
+ * long ones: most short threads never get a record. Every thread is
+ * either in the rows, exited, or counted as lost: none goes missing
+ * unreported.
+ */
+static void test_lost_threads_are_counted_exactly(void **state)
+{
+	char report[] = "/tmp/td-e2e-report-XXXXXX", err[512] = "";
+	struct td_collector_opts opts = { .events = &task_clock, .nr_events = 1, .max_threads = 4 };
+	struct report_line *lines = calloc(400, sizeof(*lines));
+	struct td_collector *c;
+	size_t nr_lines, exited = 0, threads;
+	pid_t child;
+	int go;
+
+	(void)state;
+	e2e_require_bpf();
+	close(mkstemp(report));
+	child = e2e_spawn_workload(&go, report, "--duration-ms", "300", "--io-threads", "2", "--short-threads", "300",
+				   "--short-work-us", "200", NULL);
+	opts.pids = &child;
+	opts.nr_pids = 1;
+	c = td_collector_new(&opts, err, sizeof(err));
+	if (!c)
+		fail_msg("collector: %s", err);
+	e2e_start_and_wait(c, child, go);
+	nr_lines = read_report(report, lines, 400);
+	threads = nr_lines + 2; /* the main thread and the spawner write no report line */
+	for (int attempt = 0; attempt < 100 && exited + td_collector_lost_threads(c) < threads; attempt++) {
+		struct td_thread_row *rows;
+		size_t n;
+
+		usleep(50 * 1000);
+		assert_int_equal(td_collector_drain(c, NULL, err, sizeof(err)), 0);
+		assert_int_equal(td_collector_end_window(c, &rows, &n, err, sizeof(err)), 0);
+		for (size_t i = 0; i < n; i++)
+			exited += (pid_t)rows[i].pid == child && rows[i].exited;
+		free(rows);
+	}
+	print_message("  %zu threads: %zu reported exited, %llu lost (map of 4), %llu slices dropped\n", threads,
+		      exited, (unsigned long long)td_collector_lost_threads(c),
+		      (unsigned long long)td_collector_dropped(c));
+	assert_int_equal(nr_lines, 303);
+	assert_true(td_collector_lost_threads(c) > 0);
+	assert_int_equal(exited + td_collector_lost_threads(c), threads);
+	free(lines);
+	td_collector_free(c);
+	unlink(report);
+}
+
+static void test_bpf_run_time_is_measured(void **state)
+{
+	pid_t self = getpid();
+	struct td_collector_opts opts = { .pids = &self, .nr_pids = 1, .events = &task_clock, .nr_events = 1,
+					  .bpf_stats = true };
+	struct td_collector *c;
+	uint64_t first, second;
+	char err[512] = "";
+
+	(void)state;
+	e2e_require_bpf();
+	c = td_collector_new(&opts, err, sizeof(err));
+	if (!c)
+		fail_msg("collector: %s", err);
+	assert_int_equal(td_collector_bpf_run_ns(c, &first, err, sizeof(err)), 0);
+	for (int i = 0; i < 200; i++)
+		usleep(1000); /* 200 switches of this thread at least */
+	assert_int_equal(td_collector_bpf_run_ns(c, &second, err, sizeof(err)), 0);
+	print_message("  BPF run time over 200 sleeps: %llu ns\n", (unsigned long long)(second - first));
+	assert_true(second > first);
+	assert_true(second - first < 200 * 1000000ull); /* far below the time it took */
+	td_collector_free(c);
+}
+
+/* Waiting for a name no process has yet; following it once one starts (exec). */
+static void test_absent_name_is_waited_for(void **state)
+{
+	char name[16], path[4096], err[512] = "";
+	const char *names[] = { "no-such-proc-x", name };
+	struct td_collector_opts opts = { .process_names = names, .nr_process_names = 2, .wait_for_targets = true,
+					  .events = &task_clock, .nr_events = 1 };
+	struct td_thread_row *rows;
+	struct td_collector *c;
+	size_t n, seen = 0;
+	pid_t child;
+	int go;
+
+	(void)state;
+	e2e_require_bpf();
+	snprintf(name, sizeof(name), "tdw-c%d", getpid());
+	e2e_workload_link(name, path, sizeof(path));
+	c = td_collector_new(&opts, err, sizeof(err));
+	if (!c)
+		fail_msg("collector: %s", err);
+	assert_int_equal(td_collector_processes_named(c, 0), 0);
+	assert_int_equal(td_collector_processes_named(c, 1), 0);
+	child = e2e_spawn_workload_at(path, &go, NULL, NULL);
+	usleep(100 * 1000); /* exec'd, held at --wait-start */
+	assert_int_equal(td_collector_drain(c, NULL, err, sizeof(err)), 0);
+	assert_int_equal(td_collector_processes_named(c, 1), 1);
+	e2e_start_and_wait(c, child, go);
+	assert_int_equal(td_collector_drain(c, NULL, err, sizeof(err)), 0);
+	assert_int_equal(td_collector_end_window(c, &rows, &n, err, sizeof(err)), 0);
+	for (size_t i = 0; i < n; i++)
+		seen += (pid_t)rows[i].pid == child && !strcmp(rows[i].comm, "spinner");
+	assert_int_equal(seen, 1);
+	free(rows);
+	td_collector_free(c);
+	e2e_workload_unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -618,6 +845,11 @@ int main(void)
 		cmocka_unit_test(test_rotation_counts_each_group_in_turn),
 		cmocka_unit_test(test_bad_plans_are_errors),
 		cmocka_unit_test(test_unopenable_event_is_an_error),
+		cmocka_unit_test(test_windows_report_and_forget),
+		cmocka_unit_test(test_pause_charges_nothing),
+		cmocka_unit_test(test_lost_threads_are_counted_exactly),
+		cmocka_unit_test(test_bpf_run_time_is_measured),
+		cmocka_unit_test(test_absent_name_is_waited_for),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -445,7 +445,7 @@ static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, 
 	if (ret)
 		snprintf(err, errlen, "out of memory preparing the run");
 	if (!ret) /* before the window, so a failure costs nothing */
-		ret = td_collect_new_engine(tma, run, err, errlen);
+		ret = td_collect_new_engine(tma, (const char *const *)run->event_names, run->nr_events, err, errlen);
 	if (!ret && !(c = td_collector_new(&opts, err, errlen)))
 		ret = -1;
 	if (!ret) /* after the targets are known to exist */

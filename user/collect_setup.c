@@ -111,12 +111,13 @@ int td_collect_choose_events(const char *cpu_model, long level, bool events_give
 				   events, TD_MAX_EVENTS, nr_events, err, errlen);
 }
 
-int td_collect_new_engine(struct td_tma_choice *tma, const struct td_run *run, char *err, size_t errlen)
+int td_collect_new_engine(struct td_tma_choice *tma, const char *const *event_names, size_t nr_events,
+			  char *err, size_t errlen)
 {
 	if (!tma->setup)
 		return 0;
-	tma->engine = td_engine_new(tma->setup->model, tma->setup->depth, (const char *const *)run->event_names,
-				    run->nr_events, &tma->setup->facts, err, errlen);
+	tma->engine = td_engine_new(tma->setup->model, tma->setup->depth, event_names, nr_events,
+				    &tma->setup->facts, err, errlen);
 	return tma->engine ? 0 : -EINVAL;
 }
 

@@ -44,8 +44,9 @@ int td_collect_choose_events(const char *cpu_model, long level, bool events_give
 			     struct td_event *events, size_t *nr_events, struct td_tma_choice *tma,
 			     char *err, size_t errlen);
 
-/* The engine for the events run counts (none without a Top-Down setup). */
-int td_collect_new_engine(struct td_tma_choice *tma, const struct td_run *run, char *err, size_t errlen);
+/* The engine for the events a run counts, by name (none without a Top-Down setup). */
+int td_collect_new_engine(struct td_tma_choice *tma, const char *const *event_names, size_t nr_events,
+			  char *err, size_t errlen);
 
 /* Host labels, then collector, tma_level and tma_model. */
 int td_collect_base_labels(const struct td_tma_choice *tma, long level, struct td_labels *labels,

@@ -9,6 +9,7 @@
 #define TD_EXIT_USAGE 2 /* bad arguments: nothing was done */
 
 int td_cmd_collect(int argc, char **argv);
+int td_cmd_agent(int argc, char **argv);
 int td_cmd_list(int argc, char **argv);
 int td_cmd_query(int argc, char **argv);
 int td_cmd_compare(int argc, char **argv);

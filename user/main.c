@@ -22,6 +22,7 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "collect", td_cmd_collect, "count per-thread scheduling figures and counters, store a labeled run" },
+	{ "agent", td_cmd_agent, "collect always-on, in windows: one run per target process per window" },
 	{ "list", td_cmd_list, "list stored runs" },
 	{ "query", td_cmd_query, "bottlenecks, funnel, tree, threads, trend over stored runs" },
 	{ "compare", td_cmd_compare, "what changed between runs or labeled sets of runs, tested" },

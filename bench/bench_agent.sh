@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# What `topdown agent` costs, from its own self-accounting labels
+# (agent.cpu_ms, agent.bpf_ms, agent.threads) and /proc/<agent>/status:
+#
+#   1. per window: 1 s windows on a steady workload (a spinner and 4 io
+#      threads waking every ms): medians of the agent's CPU time, the BPF
+#      programs' run time and the overhead percentage;
+#   2. per 1,000 threads drained: 1 s windows on a workload that starts
+#      and ends short threads two at a time: the agent's CPU time per
+#      window divided by the threads the window held, median over the
+#      windows with at least 1,000;
+#   3. steady-state RSS: VmRSS after 100, 1,000 and WINDOWS windows of
+#      10 ms on the steady workload.
+#
+# usage: sudo bench/bench_agent.sh [BUILD_DIR] [WINDOWS]   (WINDOWS: default 10000)
+# Prints Markdown tables; each names the command that produced it.
+set -euo pipefail
+out=${1:-build}
+windows=${2:-10000}
+topdown=$(realpath "${TD_TOPDOWN:-$out/topdown}") # TD_TOPDOWN: another build of it
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+
+[ "$(id -u)" -eq 0 ] || { echo "bench: needs root (BPF)" >&2; exit 1; }
+command -v sqlite3 >/dev/null || { echo "bench: needs sqlite3 (make deps installs it)" >&2; exit 1; }
+# The workload under a name of its own: nothing else on the machine is followed.
+ln -s "$(realpath "$out/td-workload")" "$work/td-bench-agt"
+
+# median of the numbers on stdin
+median() { sort -g | awk '{v[NR] = $1} END { if (NR == 0) print "n/a"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# label KEY DB: that label of every run, one per line
+label() { sqlite3 "$2" "SELECT json_extract(labels, '\$.\"$1\"') FROM runs;"; }
+
+echo "## topdown agent: cost per window"
+echo
+cmd="topdown agent --process td-bench-agt --every 1s --windows 30"
+"$work/td-bench-agt" --duration-ms 120000 --io-threads 4 --io-work-us 20 &
+steady=$!
+$topdown agent --process td-bench-agt --every 1s --windows 30 --db "$work/steady.db" --spool "$work/s1.db" 2>/dev/null
+echo "\`$cmd\` (spinner + 4 io threads waking every 1 ms; $(nproc) CPUs), medians of 30 windows:"
+echo
+echo "| agent CPU per window | BPF run time per window | overhead |"
+echo "| --- | --- | --- |"
+printf "| %s ms | %s ms | %s%% |\n" "$(label agent.cpu_ms "$work/steady.db" | median)" \
+	"$(label agent.bpf_ms "$work/steady.db" | median)" "$(label agent.overhead_pct "$work/steady.db" | median)"
+echo
+
+echo "## topdown agent: cost per 1,000 threads drained"
+echo
+cmd="topdown agent --process td-bench-agt --every 1s (workload: td-workload --short-threads 150000 --short-work-us 1)"
+kill $steady; wait $steady 2>/dev/null || true
+$topdown agent --process td-bench-agt --every 1s --db "$work/churn.db" --spool "$work/s2.db" 2>/dev/null &
+agent=$!
+sleep 2
+"$work/td-bench-agt" --duration-ms 1 --io-threads 0 --short-threads 150000 --short-work-us 1
+sleep 2
+kill -TERM $agent; wait $agent
+per_k=$(sqlite3 "$work/churn.db" "SELECT json_extract(labels, '\$.\"agent.cpu_ms\"') * 1000.0 /
+	json_extract(labels, '\$.\"agent.threads\"') FROM runs WHERE json_extract(labels, '\$.\"agent.threads\"') >= 1000;" | median)
+threads=$(label agent.threads "$work/churn.db" | median)
+echo "\`$cmd\`: median over the windows with at least 1,000 threads (median $threads threads a window):"
+echo
+echo "| agent CPU per 1,000 threads drained |"
+echo "| --- |"
+printf "| %s ms |\n" "$per_k"
+echo
+
+echo "## topdown agent: steady-state RSS"
+echo
+cmd="topdown agent --process td-bench-agt --every 10ms"
+"$work/td-bench-agt" --duration-ms 3600000 --io-threads 4 --io-work-us 20 &
+$topdown agent --process td-bench-agt --every 10ms --db "$work/rss.db" --spool "$work/s3.db" 2>/dev/null &
+agent=$!
+rows=""
+for mark in 100 1000 "$windows"; do
+	until [ "$(sqlite3 "$work/rss.db" 'SELECT count(*) FROM runs;' 2>/dev/null || echo 0)" -ge "$mark" ]; do
+		sleep 0.2
+	done
+	rows+=$(printf "| %s | %s kB |" "$mark" "$(awk '/^VmRSS/ {print $2}' /proc/$agent/status)")$'\n'
+done
+kill -TERM $agent; wait $agent
+echo "\`$cmd\` (the steady workload), VmRSS of the agent after N windows:"
+echo
+echo "| windows | VmRSS |"
+echo "| --- | --- |"
+printf "%s" "$rows"

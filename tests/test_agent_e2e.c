@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * `topdown agent` end to end, as root with BPF and software counters:
+ * windows stored as runs (read back through storage), SIGTERM, targets
+ * that come and go, thread churn, flat memory, and bad input.
+ *
+ * Workloads run under a name of their own (a link to td-workload), so
+ * a colleague's td-workload running at the same time is never a target.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "e2e.h"
+#include "labels.h"
+#include "storage.h"
+
+#define NS_PER_SEC 1000000000ll
+
+static char dir[64], db_path[96], spool_path[96], log_path[96], name[16], link_path[4096];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/td-agent-e2e-%d", getpid());
+	mkdir(dir, 0700);
+	snprintf(log_path, sizeof(log_path), "%s/agent.log", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+/* A fresh database, spool, log and workload name for each test. */
+static void fresh(const char *test)
+{
+	snprintf(db_path, sizeof(db_path), "%s/%s.db", dir, test);
+	snprintf(spool_path, sizeof(spool_path), "%s/%s-spool.db", dir, test);
+	snprintf(log_path, sizeof(log_path), "%s/%s.log", dir, test);
+	snprintf(name, sizeof(name), "tdw%d%.4s", getpid() % 100000, test);
+	e2e_workload_link(name, link_path, sizeof(link_path));
+}
+
+static void done(void)
+{
+	e2e_workload_unlink(link_path);
+}
+
+/* Starts `topdown agent args... --db --spool`, stdout and stderr into log_path. */
+static pid_t agent_start(const char *const *args)
+{
+	const char *argv[48] = { "topdown", "agent" };
+	int argc = 2, log = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	pid_t pid;
+
+	for (int i = 0; args[i] && argc < 40; i++)
+		argv[argc++] = args[i];
+	argv[argc++] = "--db";
+	argv[argc++] = db_path;
+	argv[argc++] = "--spool";
+	argv[argc++] = spool_path;
+	argv[argc] = NULL;
+	assert_true(log >= 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(log, STDOUT_FILENO);
+		dup2(log, STDERR_FILENO);
+		execv(cli_topdown_path(), (char **)argv);
+		_exit(127);
+	}
+	close(log);
+	return pid;
+}
+
+static int agent_wait(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void release(int go)
+{
+	assert_int_equal(write(go, "g", 1), 1);
+	close(go);
+}
+
+static int reap(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The stored runs of process (NULL: all), newest first. */
+static struct td_run_summary *list_runs(const char *process, size_t *count)
+{
+	struct td_store_config config = { .path = db_path };
+	struct td_run_filter filter = { .process = process };
+	struct td_run_summary *runs = NULL;
+	struct td_store *store;
+	char err[512];
+
+	store = td_store_open(&config, err, sizeof(err));
+	if (!store)
+		fail_msg("%s", err);
+	if (td_store_list_runs(store, &filter, &runs, count, err, sizeof(err)))
+		fail_msg("%s", err);
+	td_store_close(store);
+	return runs;
+}
+
+static size_t count_in(const char *text, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *at = text; (at = strstr(at, what)); at += strlen(what))
+		n++;
+	return n;
+}
+
+static void read_log(char *buf, size_t len)
+{
+	int fd = open(log_path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	cli_slurp(fd, buf, len);
+}
+
+static long label_number(const struct td_run_summary *run, const char *key)
+{
+	const char *value = td_labels_get(&run->labels, key);
+
+	if (!value)
+		fail_msg("run %s has no label %s", run->id, key);
+	return strtol(value, NULL, 10);
+}
+
+/* Until process has at least want runs stored, or timeout_s passes. */
+static size_t wait_for_runs(const char *process, size_t want, int timeout_s)
+{
+	size_t count = 0;
+
+	for (int i = 0; i < timeout_s * 10; i++) {
+		td_run_summaries_free(list_runs(process, &count), count);
+		if (count >= want)
+			break;
+		usleep(100 * 1000);
+	}
+	return count;
+}
+
+/* --- one run per window per process --- */
+
+static void test_one_run_per_window_per_process(void **state)
+{
+	const char *args[] = { "--process", NULL, "--process", "no-such-proc-x", "--every", "1s", "--windows", "3",
+			       "--label", "team=perf", NULL };
+	pid_t workers[2], agent;
+	int go[2];
+	size_t count, per_pid[2] = { 0 };
+	struct td_run_summary *runs;
+
+	(void)state;
+	e2e_require_bpf();
+	fresh("windows");
+	args[1] = name;
+	for (int i = 0; i < 2; i++) {
+		workers[i] = e2e_spawn_workload_at(link_path, &go[i], NULL, "--duration-ms", "8000", "--io-threads", "1", NULL);
+		release(go[i]);
+	}
+	setenv("TOPDOWN_LABELS", "team=env,tier=test", 1);
+	agent = agent_start(args);
+	unsetenv("TOPDOWN_LABELS");
+	assert_int_equal(agent_wait(agent), 0);
+	for (int i = 0; i < 2; i++) {
+		kill(workers[i], SIGTERM);
+		reap(workers[i]);
+	}
+
+	runs = list_runs(name, &count);
+	print_message("  %zu runs of %s in 3 windows of 1 s, two processes\n", count, name);
+	assert_int_equal(count, 6);
+	for (size_t i = 0; i < count; i++) {
+		const struct td_run_summary *run = &runs[i];
+		double seconds = (run->ended_ns - run->started_ns) / 1e9;
+		long pid = label_number(run, "pid");
+
+		assert_false(run->partial);
+		assert_true(seconds > 0.9 && seconds < 1.5); /* a window, drains and storing included */
+		assert_true(run->nr_threads >= 2);          /* the spinner and the io thread */
+		assert_string_equal(td_labels_get(&run->labels, "team"), "perf"); /* --label wins */
+		assert_string_equal(td_labels_get(&run->labels, "tier"), "test"); /* TOPDOWN_LABELS */
+		assert_string_equal(td_labels_get(&run->labels, "collector"), "bpf");
+		assert_non_null(td_labels_get(&run->labels, "agent.cpu_ms"));
+		assert_non_null(td_labels_get(&run->labels, "agent.bpf_ms"));
+		assert_non_null(td_labels_get(&run->labels, "agent.overhead_pct"));
+		assert_string_equal(td_labels_get(&run->labels, "agent.duty"), "1.000");
+		per_pid[0] += pid == workers[0];
+		per_pid[1] += pid == workers[1];
+		for (size_t j = 0; j < i; j++)
+			assert_string_not_equal(runs[j].id, run->id);
+	}
+	assert_int_equal(per_pid[0], 3);
+	assert_int_equal(per_pid[1], 3);
+	/* a process's windows follow each other without overlapping */
+	for (size_t i = 0; i < count; i++)
+		for (size_t j = i + 1; j < count; j++)
+			if (label_number(&runs[i], "pid") == label_number(&runs[j], "pid"))
+				assert_true(runs[i].ended_ns <= runs[j].started_ns || runs[j].ended_ns <= runs[i].started_ns);
+	td_run_summaries_free(runs, count);
+	done();
+}
+
+/* --- SIGTERM mid-window --- */
+
+static void test_sigterm_stores_partial_window(void **state)
+{
+	const char *args[] = { "--process", NULL, "--every", "30s", NULL };
+	struct td_run_summary *runs;
+	size_t count;
+	pid_t worker, agent;
+	int go;
+
+	(void)state;
+	e2e_require_bpf();
+	fresh("sigterm");
+	args[1] = name;
+	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "6000", NULL);
+	release(go);
+	agent = agent_start(args);
+	sleep(2);
+	kill(agent, SIGTERM);
+	assert_int_equal(agent_wait(agent), 0);
+	kill(worker, SIGTERM);
+	reap(worker);
+
+	runs = list_runs(name, &count);
+	assert_int_equal(count, 1);
+	print_message("  partial window of %.2f s\n", (runs[0].ended_ns - runs[0].started_ns) / 1e9);
+	assert_true(runs[0].partial);
+	assert_true(runs[0].ended_ns - runs[0].started_ns < 10 * NS_PER_SEC);
+	assert_true(runs[0].nr_threads >= 1);
+	td_run_summaries_free(runs, count);
+	done();
+}
+
+/* --- targets that come and go --- */
+
+/*
+ * Absent at first, then one process, gone, a new one (the restart), gone:
+ * each change is one log line, however many windows it lasts, and both
+ * processes have runs under the one name.
+ */
+static void test_restart_followed_absent_waited_for(void **state)
+{
+	const char *args[] = { "--process", NULL, "--every", "500ms", "--log", log_path, NULL };
+	char log[16384], waiting[64];
+	size_t count, of[2] = { 0 };
+	struct td_run_summary *runs;
+	pid_t workers[2], agent;
+	int go;
+
+	(void)state;
+	e2e_require_bpf();
+	fresh("restart");
+	args[1] = name;
+	agent = agent_start(args);
+	sleep(2); /* four windows with nothing to follow */
+	for (int i = 0; i < 2; i++) {
+		workers[i] = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "1500", NULL);
+		release(go);
+		assert_int_equal(reap(workers[i]), 0);
+		sleep(2); /* gone for four windows */
+	}
+	kill(agent, SIGTERM);
+	assert_int_equal(agent_wait(agent), 0);
+
+	read_log(log, sizeof(log));
+	print_message("%s", log);
+	snprintf(waiting, sizeof(waiting), "no process named '%s' is running; waiting for one", name);
+	assert_int_equal(count_in(log, waiting), 3);
+	assert_int_equal(count_in(log, "following '"), 3); /* the start line and the two appearances */
+	runs = list_runs(name, &count);
+	for (size_t i = 0; i < count; i++) {
+		of[0] += label_number(&runs[i], "pid") == workers[0];
+		of[1] += label_number(&runs[i], "pid") == workers[1];
+	}
+	print_message("  runs: %zu of the first process, %zu of the restarted one\n", of[0], of[1]);
+	assert_true(of[0] >= 2 && of[1] >= 2); /* 1.5 s each, in 0.5 s windows */
+	assert_int_equal(of[0] + of[1], count);
+	td_run_summaries_free(runs, count);
+	done();
+}
+
+/* SIGHUP: the log moved away (logrotate) is reopened at its path. */
+static void test_sighup_reopens_log(void **state)
+{
+	const char *args[] = { "--process", NULL, "--every", "200ms", "--log", log_path, NULL };
+	char rotated[128], log[4096];
+	pid_t agent;
+
+	(void)state;
+	e2e_require_bpf();
+	fresh("sighup");
+	args[1] = name;
+	agent = agent_start(args);
+	sleep(1);
+	snprintf(rotated, sizeof(rotated), "%s.1", log_path);
+	assert_int_equal(rename(log_path, rotated), 0);
+	kill(agent, SIGHUP);
+	usleep(500 * 1000);
+	kill(agent, SIGTERM);
+	assert_int_equal(agent_wait(agent), 0);
+	read_log(log, sizeof(log));
+	assert_non_null(strstr(log, "log reopened"));
+	assert_non_null(strstr(log, "stopped after"));
+	unlink(rotated);
+	done();
+}
+
+/* --- thread churn --- */
+
+/*
+ * 100,000 threads of 1 us of work, two at a time, in 2 s windows: each
+ * thread exits exactly once, so the exited threads of the process's runs
+ * and the threads reported lost add up to what the workload started
+ * (100,000 short ones, the spinner, the spawner and the main thread).
+ */
+static void test_thread_churn_loses_nothing_unreported(void **state)
+{
+	const char *args[] = { "--process", NULL, "--every", "2s", NULL };
+	const long short_threads = 100000, others = 3;
+	long exited = 0, dropped = 0, rows = 0;
+	struct td_run_summary *runs;
+	struct timespec t0, t1;
+	size_t count;
+	pid_t worker, agent;
+	int go;
+
+	(void)state;
+	e2e_require_bpf();
+	fresh("churn");
+	args[1] = name;
+	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "1", "--io-threads", "0",
+				       "--short-threads", "100000", "--short-work-us", "1", NULL);
+	agent = agent_start(args);
+	sleep(2); /* attached, following the held workload */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	release(go);
+	assert_int_equal(reap(worker), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	sleep(3); /* the last window with its exits ends */
+	kill(agent, SIGTERM);
+	assert_int_equal(agent_wait(agent), 0);
+
+	runs = list_runs(name, &count);
+	for (size_t i = 0; i < count; i++) {
+		exited += label_number(&runs[i], "agent.threads_exited");
+		dropped += runs[i].dropped;
+		rows += runs[i].nr_threads;
+	}
+	print_message("  %ld threads in %.1f s: %ld exited in %zu runs (%ld thread rows over the windows), %ld lost\n",
+		      short_threads + others, (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, exited, count,
+		      rows, dropped);
+	assert_int_equal(exited + dropped, short_threads + others);
+	td_run_summaries_free(runs, count);
+	done();
+}
+
+/* --- memory --- */
+
+static long vm_rss_kb(pid_t pid)
+{
+	char path[64], line[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/*
+ * The short version of bench/bench_agent.sh's 10,000 windows: RSS after
+ * 1,000 windows of 20 ms is within 10% of RSS after 100.
+ */
+static void test_rss_flat_over_windows(void **state)
+{
+	const char *args[] = { "--process", NULL, "--every", "20ms", NULL };
+	long rss_100, rss_1000;
+	size_t seen;
+	pid_t worker, agent;
+	int go;
+
+	(void)state;
+	e2e_require_bpf();
+	fresh("rss");
+	args[1] = name;
+	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "600000", "--io-threads", "2", NULL);
+	release(go);
+	agent = agent_start(args);
+	seen = wait_for_runs(name, 100, 60);
+	rss_100 = vm_rss_kb(agent);
+	print_message("  after %zu windows: VmRSS %ld kB\n", seen, rss_100);
+	seen = wait_for_runs(name, 1000, 240);
+	rss_1000 = vm_rss_kb(agent);
+	print_message("  after %zu windows: VmRSS %ld kB (%+.1f%%)\n", seen, rss_1000,
+		      100.0 * (rss_1000 - rss_100) / rss_100);
+	kill(agent, SIGTERM);
+	assert_int_equal(agent_wait(agent), 0);
+	kill(worker, SIGTERM);
+	reap(worker);
+	assert_true(seen >= 1000);
+	assert_true(rss_1000 <= rss_100 * 1.10);
+	done();
+}
+
+/* --- bad input --- */
+
+/* One line naming expect, exit 2, nothing stored. */
+static void expect_refusal(const char *const *args, const char *env_labels, const char *expect)
+{
+	const char *argv[24] = { "topdown", "agent" };
+	struct cli_result *r = malloc(sizeof(*r));
+	int argc = 2;
+
+	for (int i = 0; args[i]; i++)
+		argv[argc++] = args[i];
+	argv[argc++] = "--db";
+	argv[argc++] = db_path;
+	argv[argc++] = "--spool";
+	argv[argc++] = spool_path;
+	argv[argc] = NULL;
+	if (env_labels)
+		setenv("TOPDOWN_LABELS", env_labels, 1);
+	cli_run(argv, r);
+	unsetenv("TOPDOWN_LABELS");
+	print_message("  %s", r->err);
+	assert_int_equal(r->status, 2);
+	assert_int_equal(count_in(r->err, "\n"), 1);
+	if (!strstr(r->err, expect))
+		fail_msg("stderr lacks '%s': %s", expect, r->err);
+	assert_int_equal(access(db_path, F_OK), -1); /* not even opened */
+	assert_int_equal(access(spool_path, F_OK), -1);
+	free(r);
+}
+
+static void test_bad_inputs_are_refused(void **state)
+{
+	(void)state;
+	fresh("bad");
+	{ const char *a[] = { "--every", "1s", NULL }; expect_refusal(a, NULL, "name the targets"); }
+	{ const char *a[] = { "--process", "x", "--system-wide", NULL }; expect_refusal(a, NULL, "not both"); }
+	{ const char *a[] = { "--process", "x", "--every", "soon", NULL }; expect_refusal(a, NULL, "bad duration 'soon'"); }
+	{ const char *a[] = { "--process", "x", "--every", "5ms", NULL }; expect_refusal(a, NULL, "shorter than 10ms"); }
+	{ const char *a[] = { "--process", "x", "--every", "10s", "--duration", "20s", NULL };
+	  expect_refusal(a, NULL, "is longer than the --every"); }
+	{ const char *a[] = { "--process", "x", NULL }; expect_refusal(a, "team=db,tier", "TOPDOWN_LABELS: bad label 'tier'"); }
+	{ const char *a[] = { "--process", "x", "--frob", NULL };
+	  expect_refusal(a, NULL, "unknown option, or one missing its value: '--frob'"); }
+	{ const char *a[] = { "--process", "x", "--max-overhead", "lots", NULL }; expect_refusal(a, NULL, "bad --max-overhead 'lots'"); }
+	{ const char *a[] = { "--process", "x", "--windows", "0", NULL }; expect_refusal(a, NULL, "--windows"); }
+	{ const char *a[] = { "--process", "x", "--label", "nokey", NULL }; expect_refusal(a, NULL, "bad label 'nokey'"); }
+	{ const char *a[] = { "--process", "/usr/bin/x", NULL }; expect_refusal(a, NULL, "--process takes a process name"); }
+	done();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_inputs_are_refused),
+		cmocka_unit_test(test_one_run_per_window_per_process),
+		cmocka_unit_test(test_sigterm_stores_partial_window),
+		cmocka_unit_test(test_restart_followed_absent_waited_for),
+		cmocka_unit_test(test_sighup_reopens_log),
+		cmocka_unit_test(test_thread_churn_loses_nothing_unreported),
+		cmocka_unit_test(test_rss_flat_over_windows),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -353,6 +353,7 @@ static void test_invalid_run_is_refused(void **state)
 	assert_int_equal(td_sink_write(sink, run, f->err, ERRLEN), -EINVAL);
 	assert_non_null(strstr(f->err, "array is missing"));
 	assert_stats(sink, (struct counts){ .reachable = false });
+	assert_int_equal(td_sink_flush(sink, f->err, ERRLEN), 0); /* nothing waits */
 	assert_int_equal(td_sink_write(sink, NULL, f->err, ERRLEN), -EINVAL);
 	assert_int_equal(td_sink_write(NULL, run, f->err, ERRLEN), -EINVAL);
 	assert_int_equal(td_sink_flush(NULL, f->err, ERRLEN), -EINVAL);
@@ -463,27 +464,68 @@ static void test_write_replays_a_bounded_part(void **state)
 	assert_int_equal(insertion_inversions(f), 0);
 }
 
-/* A spool another process holds locked takes nothing: the write says so. */
+/* Another process holding the spool's write lock (for longer than the
+ * 5 s busy timeout) makes writing to the spool fail. */
+static sqlite3 *lock_spool(struct fixture *f)
+{
+	sqlite3 *other = NULL;
+
+	assert_int_equal(sqlite3_open(f->spool, &other), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+	return other;
+}
+
+static void unlock_spool(sqlite3 *other)
+{
+	sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(other);
+}
+
+/* A run neither the store nor the spool takes: the write says so. */
 static void test_spool_busy(void **state)
 {
 	struct fixture *f = fixture_of(state);
 	struct td_run *run = window(1);
 	struct td_sink *sink;
-	sqlite3 *other = NULL;
+	sqlite3 *other;
 
 	go_down(f);
 	sink = open_sink(f);
-	assert_int_equal(sqlite3_open(f->spool, &other), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+	other = lock_spool(f);
 	assert_int_equal(td_sink_write(sink, run, f->err, ERRLEN), -EBUSY);
 	assert_non_null(strstr(f->err, f->spool));
 	assert_stats(sink, (struct counts){ .reachable = false });
-	sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL);
-	sqlite3_close(other);
+	unlock_spool(other);
 	assert_int_equal(td_sink_write(sink, run, f->err, ERRLEN), 0);
 	td_sink_close(sink);
 	td_run_free(run);
 	assert_spool_holds(f, 1, 1);
+}
+
+/* The store took a run but the spool could not let it go: the next
+ * replay finds it stored and stores nothing twice. */
+static void test_spool_busy_during_replay(void **state)
+{
+	struct fixture *f = fixture_of(state);
+	struct td_sink *sink;
+	sqlite3 *other;
+
+	go_down(f);
+	sink = open_sink(f);
+	write_window(f, sink, 1);
+	write_window(f, sink, 2);
+	come_back(f);
+	other = lock_spool(f);
+	assert_int_equal(td_sink_flush(sink, f->err, ERRLEN), -EBUSY);
+	assert_non_null(strstr(f->err, f->spool));
+	unlock_spool(other);
+	assert_primary_holds(f, 1, 1);
+	assert_spool_holds(f, 1, 2);
+	assert_int_equal(td_sink_flush(sink, f->err, ERRLEN), 0);
+	assert_stats(sink, (struct counts){ .spooled = 2, .replayed = 2, .reachable = true });
+	td_sink_close(sink);
+	assert_primary_holds(f, 1, 2);
+	assert_spool_holds(f, 1, 0);
 }
 
 static void assert_open_fails(struct fixture *f, const char *words)
@@ -596,6 +638,7 @@ int main(int argc, char **argv)
 		SINK_TEST(test_sqlite_back_off, "sqlite"),
 		SINK_TEST(test_write_replays_a_bounded_part, "sqlite"),
 		SINK_TEST(test_spool_busy, "sqlite"),
+		SINK_TEST(test_spool_busy_during_replay, "sqlite"),
 		SINK_TEST(test_bad_configuration, "sqlite"),
 		SINK_TEST(test_unusable_spool, "sqlite"),
 		SINK_TEST(test_spool_is_private, "sqlite"),

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * completion/complete: values for prompt arguments and resource template
- * variables as the user types them: run ids, process names and metric
- * names. Other arguments get no values.
+ * variables as the user types them: run ids, process names, metric names,
+ * and label keys and values. Other arguments get no values.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +12,10 @@
 
 #include "explain.h"
 #include "mcp.h"
+#include "query.h"
 
 #define MAX_VALUES 100     /* what the protocol allows in one answer */
-#define RUNS_SCANNED 1000  /* the newest runs offer ids and process names */
+#define RUNS_SCANNED 1000  /* the newest runs offer ids, process names and labels */
 
 /* The values that start with the typed prefix, without repeats. */
 struct candidates {
@@ -84,6 +86,66 @@ static void offer_metrics(struct td_mcp_server *s, struct candidates *c)
 	td_explain_listing_free(listing);
 }
 
+/* Offers the argument head (len bytes of the typed text) followed by key=value. */
+static void offer_label(struct candidates *c, size_t head_len, const char *key,
+			const char *value)
+{
+	char *text = NULL;
+
+	if (asprintf(&text, "%.*s%s=%s", (int)head_len, c->prefix, key, value) >= 0)
+		offer(c, text);
+	free(text);
+}
+
+/*
+ * Labels as the prompts take them, "key=value[,key=value...]": the last
+ * pair is completed, its key before '=' (offered as "key=", the value to
+ * follow) and its value after it, from the labels of the newest runs. The
+ * pairs before it narrow those runs as they will narrow the question, and
+ * their keys are not offered again. Each candidate is the whole argument,
+ * which is what a client puts in the field.
+ */
+static void offer_labels(struct td_mcp_server *s, struct candidates *c)
+{
+	const char *comma = strrchr(c->prefix, ','), *pair = comma ? comma + 1 : c->prefix;
+	const char *eq = strchr(pair, '=');
+	size_t head_len = (size_t)(pair - c->prefix);
+	char key[TD_LABEL_KEY_MAX + 1], err[768];
+	struct td_labels before;
+	struct td_run_filter filter = { .labels = &before, .limit = RUNS_SCANNED };
+	struct td_label_set *set = NULL;
+	struct td_store *store;
+	int ret;
+
+	td_labels_init(&before);
+	if (!(store = td_mcp_store(s, err, sizeof(err))))
+		ret = -EIO;
+	else
+		ret = td_mcp_labels_from_text(c->prefix, head_len, &before, err, sizeof(err));
+	if (!ret && eq && (size_t)(eq - pair) > TD_LABEL_KEY_MAX)
+		ret = -EINVAL; /* too long to be a key */
+	if (!ret) {
+		snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - pair) : 0, pair);
+		ret = td_query_labels(store, &filter, eq ? key : NULL, eq ? 0 : 1, &set, err,
+				      sizeof(err));
+	}
+	/* Typing is not done yet: what fails to parse or match offers nothing. */
+	if (ret && ret != -EINVAL && ret != -ENOENT)
+		td_mcp_log(s, TD_MCP_LOG_WARNING, "no label completion: %s", err);
+	for (size_t i = 0; !ret && i < set->count; i++) {
+		const struct td_label_key *k = &set->keys[i];
+
+		if (!eq && !td_labels_get(&before, k->key))
+			offer_label(c, head_len, k->key, "");
+		/* a value with a comma cannot be written in this form */
+		for (size_t j = 0; eq && j < k->count; j++)
+			if (!strchr(k->values[j].value, ','))
+				offer_label(c, head_len, k->key, k->values[j].value);
+	}
+	td_label_set_free(set);
+	td_labels_free(&before);
+}
+
 /* What an argument or template variable holds, by its name. */
 static void offer_for(struct td_mcp_server *s, const char *argument, struct candidates *c)
 {
@@ -94,6 +156,9 @@ static void offer_for(struct td_mcp_server *s, const char *argument, struct cand
 		offer_runs(s, c, true);
 	else if (!strcmp(argument, "name"))
 		offer_metrics(s, c);
+	else if (!strcmp(argument, "labels") || !strcmp(argument, "label_a") ||
+		 !strcmp(argument, "label_b"))
+		offer_labels(s, c);
 }
 
 /* ---- the method ---- */

@@ -136,6 +136,11 @@ int td_mcp_complete(struct td_mcp_server *s, const struct td_mcp_request *req, j
 int td_mcp_labels_from_json(const json_t *object, struct td_labels *labels, char *err,
 			    size_t errlen);
 
+/* Adds labels given as text, "key=value[,key=value...]" (the first len
+ * bytes of text), as the prompts take them; -EINVAL with err. */
+int td_mcp_labels_from_text(const char *text, size_t len, struct td_labels *labels, char *err,
+			    size_t errlen);
+
 /* A tool result: isError with one text item. */
 json_t *td_mcp_tool_error(const char *message);
 

@@ -3,6 +3,7 @@
  * MCP prompts: three investigations an engineer starts often, written as
  * the sequence of tool calls that answers each.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +35,8 @@ static char *diagnose_text(const char *const v[MAX_PROMPT_ARGS])
 	if (asprintf(&text,
 		"Find out what limits the CPU performance of %s, with the topdown tools.\n"
 		"1. Call query_bottlenecks with %s: the most frequent bottlenecks of the matching "
-		"runs. If nothing matches, call list_profiling_runs to see the processes and labels "
-		"stored.\n"
+		"runs. If nothing matches, call list_profiling_runs to see the processes stored and "
+		"list_labels for the labels.\n"
 		"2. Call get_funnel with the same filters: how the pipeline slots split between useful "
 		"work (Retiring) and each kind of waste.\n"
 		"3. Call explain_metric with the top bottleneck's name: its causes and what to do.\n"
@@ -56,7 +57,7 @@ static char *compare_text(const char *const v[MAX_PROMPT_ARGS])
 	if (asprintf(&text,
 		"Compare the builds labeled %s (the baseline) and %s, with the topdown tools.\n"
 		"1. Call compare_by_labels with labels_a %s and labels_b %s. If a side has no runs, "
-		"call list_profiling_runs to see the label values that exist.\n"
+		"call list_labels to see the label values that exist.\n"
 		"2. For each regression, call explain_metric with its name: what the node means and "
 		"what usually causes it to grow.\n"
 		"3. If a regression is large, call compare_by_labels again with by_thread_name true "
@@ -131,18 +132,34 @@ int td_mcp_prompts_list(struct td_mcp_server *s, const struct td_mcp_request *re
 	return td_mcp_page_result(s, req, "prompts", list, result, e);
 }
 
+int td_mcp_labels_from_text(const char *text, size_t len, struct td_labels *labels, char *err,
+			    size_t errlen)
+{
+	char *copy = strndup(text, len), *save = NULL;
+	int ret = 0;
+
+	if (!copy) {
+		snprintf(err, errlen, "out of memory reading labels");
+		return -ENOMEM;
+	}
+	for (char *pair = strtok_r(copy, ",", &save); !ret && pair;
+	     pair = strtok_r(NULL, ",", &save))
+		ret = td_labels_parse_arg(labels, pair, err, errlen);
+	free(copy);
+	return ret;
+}
+
 /* "k=v,k2=v2" as the JSON object the tools take; NULL with err. */
 static char *labels_as_json(const char *text, char *err, size_t errlen)
 {
-	char *copy = strdup(text), *save = NULL, *out = NULL;
+	char *out = NULL;
 	struct td_labels labels;
 	json_t *object = json_object();
-	int ret = copy && object ? 0 : -1;
+	int ret = object ? 0 : -1;
 
 	td_labels_init(&labels);
-	for (char *pair = copy ? strtok_r(copy, ",", &save) : NULL; !ret && pair;
-	     pair = strtok_r(NULL, ",", &save))
-		ret = td_labels_parse_arg(&labels, pair, err, errlen);
+	if (!ret)
+		ret = td_mcp_labels_from_text(text, strlen(text), &labels, err, errlen);
 	if (!ret && !labels.count) {
 		snprintf(err, errlen, "no label given: use key=value, e.g. git_branch=main");
 		ret = -1;
@@ -153,7 +170,6 @@ static char *labels_as_json(const char *text, char *err, size_t errlen)
 		out = json_dumps(object, JSON_COMPACT);
 	td_labels_free(&labels);
 	json_decref(object);
-	free(copy);
 	return out;
 }
 

@@ -36,12 +36,12 @@ static const char instructions[] =
 	"topdown stores per-thread Top-Down (TMA) profiles: where a program's CPU pipeline "
 	"slots go (Frontend_Bound, Bad_Speculation, Backend_Bound and their children, and "
 	"Retiring, the useful work), as labeled runs (git_branch, test_name, ...). Start with "
-	"list_profiling_runs to see what is stored, query_bottlenecks for what "
-	"holds a process back, get_funnel or get_run_tree for the whole tree, "
-	"get_thread_breakdown for which threads differ, explain_metric for what a node means "
-	"and what to do about it, and compare_by_labels, compare_runs or query_trend for what "
-	"changed. Values are fractions of pipeline slots (0..1); low_confidence marks values "
-	"whose counters ran less than half the time.";
+	"list_profiling_runs to see what is stored (list_labels for the labels to filter by), "
+	"query_bottlenecks for what holds a process back, get_funnel or get_run_tree for the "
+	"whole tree, get_thread_breakdown for which threads differ, explain_metric for what a "
+	"node means and what to do about it, and compare_by_labels, compare_runs or query_trend "
+	"for what changed. Values are fractions of pipeline slots (0..1); low_confidence marks "
+	"values whose counters ran less than half the time.";
 
 int td_mcp_fail(struct td_mcp_error *e, int code, const char *fmt, ...)
 {

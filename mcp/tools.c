@@ -176,6 +176,14 @@ static const char explain_schema[] = S_OBJECT(
 		"'vendor':" S_STR ",'name':" S_STR ",'title':" S_STR, "'name'")),
 	"'name','title','description','causes','hints'");
 
+/* total and truncated count key=value pairs */
+static const char labels_schema[] = S_OBJECT(
+	"'runs':" S_INT ",'keys':" S_ARRAY(S_OBJECT(
+		"'key':" S_STR ",'runs':" S_INT ",'distinct_values':" S_INT
+		",'values':" S_ARRAY(S_OBJECT("'value':" S_STR ",'runs':" S_INT, "'value','runs'")),
+		"'key','runs','distinct_values','values'"))
+	"," S_TRUNCATION, "'runs','keys','truncated'");
+
 static const char collect_schema[] = S_OBJECT(
 	"'run_id':" S_STR ",'process':" S_STR ",'duration_s':{'type':'number'}"
 	",'duration_capped':" S_BOOL ",'partial':" S_BOOL ",'dropped':" S_INT
@@ -634,6 +642,64 @@ static int list_profiling_runs(struct tool_call *c, struct tool_output *out)
 	return ret;
 }
 
+/* ---- list_labels ---- */
+
+/*
+ * The items are the key=value pairs, taken rank by rank: each key's most
+ * frequent value, then each key's second, and so on. A cut to fit keeps
+ * every key with its most frequent values rather than the first keys whole.
+ */
+static json_t *labels_view(const void *result, size_t shown, FILE *text)
+{
+	const struct td_label_set *set = result;
+	struct td_label_set view = *set;
+	struct td_render r = table_to(text);
+	bool more = true;
+	json_t *json;
+
+	if (!(view.keys = calloc(set->count + 1, sizeof(*view.keys))))
+		return NULL;
+	for (size_t i = 0; i < set->count; i++) {
+		view.keys[i] = set->keys[i];
+		view.keys[i].count = 0;
+	}
+	for (size_t rank = 0; shown && more; rank++) {
+		more = false;
+		for (size_t i = 0; i < set->count && shown; i++) {
+			if (set->keys[i].count <= rank)
+				continue;
+			view.keys[i].count++;
+			shown--;
+			more = true;
+		}
+	}
+	td_render_labels(&r, &view);
+	json = td_label_set_json(&view);
+	free(view.keys);
+	return json;
+}
+
+static int list_labels(struct tool_call *c, struct tool_output *out)
+{
+	struct td_label_set *set = NULL;
+	struct td_run_filter filter;
+	size_t kept = 0, total = 0;
+	int ret = run_filter(c, &filter);
+
+	if (!ret)
+		ret = td_query_labels(c->store, &filter, arg_string(c, "key"), arg_int(c, "limit"),
+				      &set, c->err, sizeof(c->err));
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < set->count; i++) {
+		kept += set->keys[i].count;
+		total += set->keys[i].nr_values;
+	}
+	ret = fit(c, set, total, false, kept, labels_view, out);
+	td_label_set_free(set);
+	return ret;
+}
+
 /* ---- query_bottlenecks ---- */
 
 static json_t *bottlenecks_view(const void *result, size_t shown, FILE *text)
@@ -907,6 +973,13 @@ static const struct arg_def list_runs_args[] = {
 	ARG_LABELS_FILTER, ARG_PROCESS, ARG_LAST, ARG_LIMIT(20, 200, "runs, newest first"), ARG_END,
 };
 
+static const struct arg_def labels_args[] = {
+	{ "key", ARG_STRING, false, 0, 0, NAN,
+	  "Only this label key and its values (e.g. git_branch); default: every key." },
+	ARG_LABELS_FILTER, ARG_PROCESS, ARG_LAST,
+	ARG_LIMIT(10, 1000, "values per key, the most frequent"), ARG_END,
+};
+
 static const struct arg_def bottlenecks_args[] = {
 	ARG_LABELS_FILTER, ARG_PROCESS, ARG_LAST, ARG_RUN_ID(false), ARG_THREAD,
 	ARG_MAX_LEVEL(NAN, "every level"), ARG_LIMIT(10, 100, "bottlenecks, most frequent first"),
@@ -1032,6 +1105,11 @@ static const struct tool tools[] = {
 	  "The stored runs, newest first, with their ids, process, duration, thread count and "
 	  "labels.",
 	  list_runs_args, runs_schema, true, true, list_profiling_runs },
+	{ "list_labels", "List label keys and values",
+	  "The label keys of the stored runs (git_branch, test_name, ...) and each key's values "
+	  "with how many runs carry them, most frequent first: what the labels arguments of the "
+	  "other tools can match. total and truncated count key=value pairs.",
+	  labels_args, labels_schema, true, true, list_labels },
 	{ "get_thread_breakdown", "Per-thread Top-Down",
 	  "The Top-Down values of each thread and each thread name (io_thd_* and such) of one "
 	  "run (run_id, or the newest matching run), busiest first or sorted by a node.",

@@ -44,6 +44,10 @@ extern const struct td_store_ops td_postgres_ops;
 
 /* ---- helpers both backends share (storage.c) ---- */
 
+/* What a failed open returns: NULL, with errno set to -ret as
+ * td_store_open() promises. */
+struct td_store *td_store_open_failed(int ret);
+
 /* A scope's name back to the scope (-1: unknown). */
 int td_scope_parse(const char *name);
 

@@ -545,27 +545,31 @@ static void pg_close(struct td_store *store)
 static struct td_store *pg_open(const struct td_store_config *cfg, char *err, size_t errlen)
 {
 	struct pg_store *s;
+	int ret;
 
 	if (!cfg->dsn || !*cfg->dsn) {
 		snprintf(err, errlen, "the PostgreSQL backend needs a connection string; pass "
 			 "--dsn postgresql://USER@HOST/DATABASE or set TOPDOWN_DSN");
-		return NULL;
+		return td_store_open_failed(-EINVAL);
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		snprintf(err, errlen, "out of memory opening PostgreSQL; free memory and retry");
-		return NULL;
+		return td_store_open_failed(-ENOMEM);
 	}
 	s->base.ops = &td_postgres_ops;
 	s->base.location = s->location;
 	/* Every float comes back with all its digits (the default before
 	 * PostgreSQL 12 rounds to 15). */
-	if (connect_server(s, cfg->dsn, err, errlen) < 0 ||
-	    exec_sql(s, "SET extra_float_digits = 3", "cannot set up the session", err,
-		     errlen) < 0 ||
-	    migrate(s, err, errlen) < 0) {
+	ret = connect_server(s, cfg->dsn, err, errlen);
+	if (ret == 0)
+		ret = exec_sql(s, "SET extra_float_digits = 3", "cannot set up the session", err,
+			       errlen);
+	if (ret == 0)
+		ret = migrate(s, err, errlen);
+	if (ret < 0) {
 		pg_close(&s->base);
-		return NULL;
+		return td_store_open_failed(ret);
 	}
 	return &s->base;
 }
@@ -1169,7 +1173,8 @@ static int pg_list_runs(struct td_store *store, const struct td_run_filter *filt
 	if (ret == 0) {
 		query_init(&q, "SELECT " RUN_COLUMNS " FROM runs r WHERE true");
 		where_runs(&q, filter, labels);
-		query_text(&q, " ORDER BY r.started_ns DESC, r.id DESC");
+		query_text(&q, filter->oldest_first ? " ORDER BY r.started_ns, r.id"
+						    : " ORDER BY r.started_ns DESC, r.id DESC");
 		limit_runs(&q, filter->limit);
 		ret = query_exec(s, &q, PGRES_TUPLES_OK, &res, "cannot read the database", err,
 				 errlen);

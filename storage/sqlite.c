@@ -521,24 +521,29 @@ static struct td_store *sqlite_open(const struct td_store_config *cfg, char *err
 	char resolved[PATH_MAX];
 	const char *path = cfg->path;
 	struct sqlite_store *s;
+	int ret;
 
 	if (!path) {
-		if (td_store_default_path(NULL, resolved, sizeof(resolved), err, errlen) < 0)
-			return NULL;
+		ret = td_store_default_path(NULL, resolved, sizeof(resolved), err, errlen);
+		if (ret < 0)
+			return td_store_open_failed(ret);
 		path = resolved;
 	}
 	s = calloc(1, sizeof(*s) + strlen(path) + 1);
 	if (!s) {
 		snprintf(err, errlen, "out of memory opening database '%s'; free memory and retry",
 			 path);
-		return NULL;
+		return td_store_open_failed(-ENOMEM);
 	}
 	s->base.ops = &td_sqlite_ops;
 	strcpy(s->path, path);
 	s->base.location = s->path;
-	if (open_connection(s, err, errlen) < 0 || migrate(s, err, errlen) < 0) {
+	ret = open_connection(s, err, errlen);
+	if (ret == 0)
+		ret = migrate(s, err, errlen);
+	if (ret < 0) {
 		sqlite_close(&s->base);
-		return NULL;
+		return td_store_open_failed(ret);
 	}
 	return &s->base;
 }
@@ -1081,7 +1086,8 @@ static int sqlite_list_runs(struct td_store *store, const struct td_run_filter *
 
 	query_init(&q, "SELECT " RUN_COLUMNS " FROM runs r WHERE 1");
 	where_runs(&q, filter);
-	query_text(&q, " ORDER BY r.started_ns DESC, r.id DESC");
+	query_text(&q, filter->oldest_first ? " ORDER BY r.started_ns, r.id"
+					    : " ORDER BY r.started_ns DESC, r.id DESC");
 	limit_runs(&q, filter->limit);
 	ret = query_run(s, &q, read_summary, &r, err, errlen);
 	if (ret < 0) {

@@ -48,7 +48,13 @@ struct td_store *td_store_open(const struct td_store_config *cfg, char *err, siz
 	if (!cfg)
 		cfg = &defaults;
 	ops = find_backend(cfg->backend, err, errlen);
-	return ops ? ops->open(cfg, err, errlen) : NULL;
+	return ops ? ops->open(cfg, err, errlen) : td_store_open_failed(-EINVAL);
+}
+
+struct td_store *td_store_open_failed(int ret)
+{
+	errno = -ret;
+	return NULL;
 }
 
 void td_store_close(struct td_store *store)

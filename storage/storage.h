@@ -34,8 +34,14 @@ struct td_store_config {
 int td_store_default_path(const char *flag_path, char *buf, size_t len,
 			  char *err, size_t errlen);
 
-/* Opens (creating and migrating when needed) the store; NULL on failure.
- * cfg may be NULL for all defaults. */
+/*
+ * Opens (creating and migrating when needed) the store; cfg may be NULL
+ * for all defaults. NULL on failure, with errno saying why: EINVAL for a
+ * configuration that cannot work (an unknown backend, a missing or
+ * malformed connection string), ECONNREFUSED when the PostgreSQL server
+ * does not accept the connection, else the error of the step that failed
+ * (ENOENT or EACCES for a SQLite file, EIO, EPROTO for a newer schema).
+ */
 struct td_store *td_store_open(const struct td_store_config *cfg, char *err, size_t errlen);
 void td_store_close(struct td_store *store);
 
@@ -70,6 +76,8 @@ struct td_run_filter {
 	int64_t since_ns;               /* runs started at or after (Unix epoch ns); 0: any */
 	int64_t before_ns;              /* runs started before (Unix epoch ns); 0: any */
 	size_t limit;                   /* the newest this many; 0: no limit */
+	bool oldest_first;              /* td_store_list_runs(): the oldest this many,
+					 * oldest first */
 };
 
 /* What a listing shows of a run, without its threads and metrics. */
@@ -86,8 +94,9 @@ struct td_run_summary {
 };
 
 /*
- * The runs matching filter (NULL: all), newest first, in a new array of
- * *count entries (NULL when none). Free with td_run_summaries_free().
+ * The runs matching filter (NULL: all), newest first (oldest first with
+ * filter->oldest_first), in a new array of *count entries (NULL when
+ * none). Free with td_run_summaries_free().
  */
 int td_store_list_runs(struct td_store *store, const struct td_run_filter *filter,
 		       struct td_run_summary **out, size_t *count, char *err, size_t errlen);

@@ -5,7 +5,9 @@
  * a free port on 127.0.0.1 and its socket in the cluster's directory.
  * The script holds our pipe on its stdin and stops the server when the
  * pipe closes, which happens when this process ends however it ends, so a
- * failed or crashed test leaves no server behind.
+ * failed or crashed test leaves no server behind. Through the same pipe
+ * pg_pause() and pg_resume() take the server away and bring it back, as an
+ * outage or a restart would.
  *
  * Each test gets a schema of its own from pg_new_database().
  */
@@ -31,6 +33,8 @@ struct pg_server {
 	char dsn[512];  /* the server's maintenance database */
 	pid_t pid;
 	int keep;       /* our end of the script's stdin */
+	int answers;    /* our end of the script's stdout */
+	bool paused;    /* stopped by pg_pause() */
 	unsigned next_db;
 };
 
@@ -82,9 +86,9 @@ static inline bool pg_start(const char *argv0)
 	close(to_script[0]);
 	close(from_script[1]);
 	pg_server.keep = to_script[1];
-	if (!pg_read_line(from_script[0], line, sizeof(line)))
+	pg_server.answers = from_script[0];
+	if (!pg_read_line(pg_server.answers, line, sizeof(line)))
 		snprintf(line, sizeof(line), "error %s printed nothing", script);
-	close(from_script[0]);
 	if (strncmp(line, "ready ", 6) == 0) {
 		snprintf(pg_server.dsn, sizeof(pg_server.dsn), "%s", line + 6);
 		pg_server.ready = true;
@@ -100,9 +104,45 @@ static inline void pg_stop(void)
 	if (pg_server.pid <= 0)
 		return;
 	close(pg_server.keep);
+	close(pg_server.answers);
 	waitpid(pg_server.pid, NULL, 0);
 	pg_server.pid = 0;
 	pg_server.ready = false;
+}
+
+/* Sends the script one command line; true when its answer starts with
+ * expect, else false with the answer in pg_server.why. */
+static inline bool pg_command(const char *command, const char *expect)
+{
+	char line[512];
+	size_t len = strlen(command);
+
+	if (pg_server.pid <= 0 || write(pg_server.keep, command, len) != (ssize_t)len ||
+	    !pg_read_line(pg_server.answers, line, sizeof(line)))
+		snprintf(line, sizeof(line), "error the server's script does not answer");
+	if (strncmp(line, expect, strlen(expect)) == 0)
+		return true;
+	snprintf(pg_server.why, sizeof(pg_server.why), "%s", line);
+	return false;
+}
+
+/* Stops the server, cutting its sessions; its data and port stay for
+ * pg_resume(). false with pg_server.why when it would not stop. */
+static inline bool pg_pause(void)
+{
+	if (pg_server.paused)
+		return true;
+	pg_server.paused = pg_command("stop\n", "stopped");
+	return pg_server.paused;
+}
+
+/* Starts the server again after pg_pause() (nothing to do when it runs). */
+static inline bool pg_resume(void)
+{
+	if (!pg_server.paused)
+		return true;
+	pg_server.paused = !pg_command("start\n", "ready ");
+	return !pg_server.paused;
 }
 
 /* Runs sql on the database conninfo names; false with why on failure. */

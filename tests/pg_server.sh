@@ -8,10 +8,14 @@
 #   ready DSN        the server accepts connections (superuser "postgres")
 #   skip REASON      no PostgreSQL server binaries here (exit 77)
 #   error REASON     it could not start (exit 1; the server's log goes to stderr)
-# Then it waits until its standard input closes, which happens when the
-# process that started it ends, however it ends, and stops the server and
-# removes DIR. The caller keeps the write end of a pipe to our stdin open
-# for as long as it needs the server.
+# Then it reads commands from its standard input, one a line, so a test
+# can take the server away as an outage would and bring it back:
+#   stop     stops the server (fast: open sessions are cut); prints "stopped"
+#   start    starts it again on the same port and data; prints "ready DSN"
+# When its standard input closes, which happens when the process that
+# started it ends, however it ends, it stops the server and removes DIR.
+# The caller keeps the write end of a pipe to our stdin open for as long as
+# it needs the server.
 #
 # As root the server runs as the postgres user (PostgreSQL refuses root).
 # PG_BINDIR overrides where initdb, pg_ctl and postgres are looked for.
@@ -70,19 +74,37 @@ fail() {
 "${as_owner[@]}" "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 \
 	--locale=C --no-sync >"$dir/initdb.log" 2>&1 || fail "initdb failed"
 
+start_server() {
+	# fsync off: the cluster is thrown away at the end.
+	"${as_owner[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
+		-o "-p $port -k $sockdir -c listen_addresses=127.0.0.1 -F" start >/dev/null 2>&1
+}
+
 # A free port: try a few at random; pg_ctl -w fails when the port is taken.
 started=
 for attempt in 1 2 3 4 5 6 7 8; do
 	port=$((20000 + RANDOM % 40000))
-	# fsync off: the cluster is thrown away at the end.
-	if "${as_owner[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-		-o "-p $port -k $sockdir -c listen_addresses=127.0.0.1 -F" start >/dev/null 2>&1; then
+	if start_server; then
 		started=1
 		break
 	fi
 done
 [ -n "$started" ] || fail "the server did not start"
 
-echo "ready host=$sockdir port=$port user=postgres dbname=postgres"
+ready="ready host=$sockdir port=$port user=postgres dbname=postgres"
+echo "$ready"
 # Until the caller goes away.
-while read -r _; do :; done
+while read -r command; do
+	case $command in
+	stop)
+		if "${as_owner[@]}" "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1
+		then echo stopped
+		else echo "error the server did not stop"
+		fi ;;
+	start)
+		if start_server; then echo "$ready"
+		else echo "error the server did not start again on port $port"
+		fi ;;
+	*) echo "error unknown command '$command': use stop or start" ;;
+	esac
+done

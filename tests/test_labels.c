@@ -290,6 +290,29 @@ static void test_parse_list_out_of_memory(void **state)
 	td_labels_free(&labels);
 }
 
+static void test_key_check(void **state)
+{
+	char err[256], key[TD_LABEL_KEY_MAX + 2];
+
+	(void)state;
+	assert_int_equal(td_label_key_check("git_branch", err, sizeof(err)), 0);
+	assert_int_equal(td_label_key_check("_a.b-c9", err, sizeof(err)), 0);
+	assert_int_equal(td_label_key_check("9lives", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "bad label key '9lives': a key starts with a letter or '_'"));
+	assert_int_equal(td_label_key_check("a=b", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "only letters, digits"));
+	assert_int_equal(td_label_key_check("", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "it is empty"));
+	memset(key, 'k', TD_LABEL_KEY_MAX);
+	key[TD_LABEL_KEY_MAX] = '\0';
+	assert_int_equal(td_label_key_check(key, err, sizeof(err)), 0);
+	strcat(key, "k");
+	assert_int_equal(td_label_key_check(key, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "longer than 64 bytes"));
+	assert_int_equal(td_label_key_check("a\nb", err, sizeof(err)), -EINVAL);
+	assert_null(strchr(err, '\n')); /* one line */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_parse_list_ok),
 		cmocka_unit_test(test_parse_list_errors),
 		cmocka_unit_test(test_parse_list_out_of_memory),
+		cmocka_unit_test(test_key_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -388,7 +388,7 @@ static void test_tools_list(void **state)
 	json_t *tools = json_object_get(result, "tools"), *tool;
 	size_t i;
 
-	assert_int_equal(json_array_size(tools), 11);
+	assert_int_equal(json_array_size(tools), 12);
 	assert_null(json_object_get(result, "nextCursor"));
 	json_array_foreach(tools, i, tool) {
 		json_t *input = json_object_get(tool, "inputSchema");
@@ -407,7 +407,7 @@ static void test_tools_list(void **state)
 		     TD_RPC_INVALID_PARAMS, "2");
 	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{\"cursor\":5}}",
 		     TD_RPC_INVALID_PARAMS, "2");
-	result = result_of(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{\"cursor\":\"11\"}}");
+	result = result_of(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{\"cursor\":\"12\"}}");
 	assert_int_equal(json_array_size(json_object_get(result, "tools")), 0);
 	json_decref(result);
 }
@@ -438,7 +438,7 @@ static void test_pagination(void **state)
 		pages++;
 	} while (cursor && pages < 10);
 	assert_int_equal(pages, 3);
-	assert_int_equal(seen, 11);
+	assert_int_equal(seen, 12);
 	session_free(s);
 }
 
@@ -841,6 +841,175 @@ static void test_completion_errors(void **state)
 	json_decref(result);
 }
 
+/* store_known_runs: git_branch main on 2 runs, dev on 1; test x on 3, y on 1. */
+static void test_list_labels(void **state)
+{
+	struct backend *b = backend_of(state);
+	char ids[3][TD_RUN_ID_LEN];
+	struct session *s;
+	json_t *result, *keys, *values;
+
+	store_known_runs(b, ids);
+	s = session_on(b);
+	result = result_of(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+			   "\"list_labels\"}}");
+	assert_int_equal(json_integer_value(json_object_get(structured(result), "runs")), 4);
+	keys = json_object_get(structured(result), "keys");
+	assert_int_equal(json_array_size(keys), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(keys, 0), "key")), "git_branch");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(keys, 0), "runs")), 3);
+	values = json_object_get(json_array_get(keys, 0), "values");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(values, 0), "value")), "main");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(values, 0), "runs")), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(values, 1), "value")), "dev");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(keys, 1), "key")), "test");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(keys, 1), "runs")), 4);
+	assert_true(json_is_false(json_object_get(structured(result), "truncated")));
+	assert_int_equal(json_integer_value(json_object_get(structured(result), "total")), 4); /* pairs */
+	assert_non_null(strstr(text_of(result), "main (2)"));
+	json_decref(result);
+
+	/* one key, its most frequent value: cut, and said so in both forms */
+	result = result_of(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+			   "\"list_labels\",\"arguments\":{\"key\":\"test\",\"limit\":1}}}");
+	keys = json_object_get(structured(result), "keys");
+	assert_int_equal(json_array_size(keys), 1);
+	values = json_object_get(json_array_get(keys, 0), "values");
+	assert_int_equal(json_array_size(values), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(values, 0), "value")), "x");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(keys, 0), "distinct_values")), 2);
+	assert_true(json_is_true(json_object_get(structured(result), "truncated")));
+	assert_int_equal(json_integer_value(json_object_get(structured(result), "total")), 2);
+	assert_non_null(strstr(text_of(result), "(1 more)"));
+	assert_non_null(strstr(text_of(result), "showing 1 of 2: raise limit"));
+	json_decref(result);
+
+	/* the run filters are the other tools' */
+	result = result_of(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+			   "\"list_labels\",\"arguments\":{\"process\":\"app\",\"labels\":{\"git_branch\":\"dev\"},"
+			   "\"last\":\"100000d\"}}}");
+	assert_int_equal(json_integer_value(json_object_get(structured(result), "runs")), 1);
+	json_decref(result);
+
+	/* failures the model can act on */
+	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":"
+			  "\"list_labels\",\"arguments\":{\"key\":\"branch\"}}}", "the keys there are git_branch, test");
+	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
+			  "\"list_labels\",\"arguments\":{\"key\":\"git branch\"}}}", "bad label key 'git branch'");
+	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":"
+			  "\"list_labels\",\"arguments\":{\"labels\":{\"test\":\"\"}}}}", "bad label");
+	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":"
+			  "\"list_labels\",\"arguments\":{\"labels\":{\"test\":\"nope\"}}}}", "no stored run matches");
+	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":"
+			  "\"list_labels\",\"arguments\":{\"last\":\"a while\"}}}", "a while");
+	/* arguments the schema refuses */
+	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"list_labels\","
+		     "\"arguments\":{\"limit\":0}}}", TD_RPC_INVALID_PARAMS, "9");
+	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\",\"params\":{\"name\":\"list_labels\","
+		     "\"arguments\":{\"key\":7}}}", TD_RPC_INVALID_PARAMS, "10");
+	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/call\",\"params\":{\"name\":\"list_labels\","
+		     "\"arguments\":{\"run_id\":\"abcdefgh\"}}}", TD_RPC_INVALID_PARAMS, "11");
+	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":{\"name\":\"list_labels\","
+		     "\"arguments\":{\"labels\":\"test=x\"}}}", TD_RPC_INVALID_PARAMS, "12");
+	session_free(s);
+}
+
+/* Labels too many to fit: every key keeps its most frequent values. */
+static void test_labels_stay_small(void **state)
+{
+	struct backend *b = backend_of(state);
+	struct session *s;
+	json_t *result, *keys;
+	char labels[256];
+	size_t a, z;
+
+	/* 400 runs, each with a value of a of its own (long) and of z (short) */
+	for (int i = 0; i < 400; i++) {
+		snprintf(labels, sizeof(labels), "a=%0100d,z=%d", i, i);
+		store_run(b, new_run("app", 1000 + i, labels), NULL);
+	}
+	s = session_on(b);
+	result = result_of(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+			   "\"list_labels\",\"arguments\":{\"limit\":1000}}}");
+	keys = json_object_get(structured(result), "keys");
+	assert_int_equal(json_array_size(keys), 2);
+	a = json_array_size(json_object_get(json_array_get(keys, 0), "values"));
+	z = json_array_size(json_object_get(json_array_get(keys, 1), "values"));
+	/* taken rank by rank: a gets as many as z, or one more */
+	if (z == 0 || a < z || a > z + 1 || a + z >= 800)
+		fail_msg("a shows %zu values, z %zu", a, z);
+	assert_true(json_is_true(json_object_get(structured(result), "truncated")));
+	assert_int_equal(json_integer_value(json_object_get(structured(result), "total")), 800);
+	assert_non_null(strstr(text_of(result), "would not fit"));
+	json_decref(result);
+	session_free(s);
+}
+
+/* The values completion/complete offers for a prompt's argument, as a
+ * comma-separated string ("" for none). */
+static char *completions(struct session *s, const char *prompt, const char *argument,
+			 const char *value)
+{
+	json_t *request = json_pack("{s:s, s:i, s:s, s:{s:{s:s, s:s}, s:{s:s, s:s}}}", "jsonrpc",
+				    "2.0", "id", 1, "method", "completion/complete", "params", "ref",
+				    "type", "ref/prompt", "name", prompt, "argument", "name",
+				    argument, "value", value);
+	char *line = json_dumps(request, JSON_COMPACT), *joined = calloc(1, 4096);
+	json_t *result = result_of(s, line), *completion = json_object_get(result, "completion");
+	json_t *item;
+	size_t i;
+
+	json_array_foreach(json_object_get(completion, "values"), i, item)
+		snprintf(joined + strlen(joined), 4096 - strlen(joined), "%s%s", i ? "," : "",
+			 json_string_value(item));
+	assert_int_equal(json_integer_value(json_object_get(completion, "total")), i);
+	assert_true(json_is_false(json_object_get(completion, "hasMore")));
+	json_decref(result);
+	json_decref(request);
+	free(line);
+	return joined;
+}
+
+static void expect_completions(struct session *s, const char *prompt, const char *argument,
+			       const char *value, const char *want)
+{
+	char *got = completions(s, prompt, argument, value);
+
+	if (strcmp(got, want))
+		fail_msg("%s '%s' completes to '%s', want '%s'", argument, value, got, want);
+	free(got);
+}
+
+static void test_label_completion(void **state)
+{
+	struct backend *b = backend_of(state);
+	char ids[3][TD_RUN_ID_LEN];
+	struct session *s;
+
+	store_known_runs(b, ids);
+	s = session_on(b);
+	/* keys before '=', values after it, most frequent first */
+	expect_completions(s, "compare_builds", "label_a", "", "git_branch=,test=");
+	expect_completions(s, "compare_builds", "label_b", "te", "test=");
+	expect_completions(s, "compare_builds", "label_a", "test=", "test=x,test=y");
+	expect_completions(s, "compare_builds", "label_a", "git_branch=d", "git_branch=dev");
+	expect_completions(s, "diagnose_bottleneck", "labels", "g", "git_branch=");
+	/* the pairs before narrow the runs, and their keys are not offered again */
+	expect_completions(s, "diagnose_bottleneck", "labels", "test=y,", "");
+	expect_completions(s, "diagnose_bottleneck", "labels", "git_branch=dev,", "git_branch=dev,test=");
+	expect_completions(s, "compare_builds", "label_a", "git_branch=main,test=", "git_branch=main,test=x");
+	expect_completions(s, "compare_builds", "label_a", "test=y,git_branch=", "");
+	/* what cannot match offers nothing, and is no error */
+	expect_completions(s, "compare_builds", "label_a", "nope=", "");
+	expect_completions(s, "compare_builds", "label_a", "bad key=", "");
+	expect_completions(s, "compare_builds", "label_a", "=x", "");
+	expect_completions(s, "compare_builds", "label_a", "oops,test=", "");
+	expect_completions(s, "compare_builds", "label_a", "test=z", "");
+	/* other arguments keep their own values */
+	expect_completions(s, "diagnose_bottleneck", "process", "o", "other");
+	session_free(s);
+}
+
 /* ---- the binary over pipes ---- */
 
 static const char *topdown_path(void)
@@ -1078,6 +1247,9 @@ int main(int argc, char **argv)
 		ON_BOTH(test_tool_answers),
 		ON_BOTH(test_answers_stay_small),
 		ON_BOTH(test_resources),
+		ON_BOTH(test_list_labels),
+		ON_BOTH(test_labels_stay_small),
+		ON_BOTH(test_label_completion),
 		cmocka_unit_test_setup_teardown(test_resources_without_store, setup_initialized, teardown_session),
 		cmocka_unit_test_setup_teardown(test_prompts, setup_initialized, teardown_session),
 		cmocka_unit_test_setup_teardown(test_completion_errors, setup_initialized, teardown_session),

@@ -8,6 +8,7 @@
 
 #include "backends.h"
 #include "query.h"
+#include "query_render.h"
 
 static void assert_close(double got, double want)
 {
@@ -661,6 +662,191 @@ static void test_compare_bad_sides(void **state)
 	sides_free(&s);
 }
 
+/* ---- labels ---- */
+
+/*
+ * Five runs, oldest first:
+ *   1 app    branch=main,test=get
+ *   2 app    branch=main,test=set
+ *   3 app    branch=dev,test=get
+ *   4 other  branch=main,host=x
+ *   5 app    branch=feature,test=get
+ * and 6, a run of "bare" without labels. Over 1-5: branch in 5 runs with
+ * 3 values, main 3, then dev 1 and feature 1 (ties by value); host in 1
+ * run; test in 4 runs, get 3, set 1.
+ */
+static void store_labeled_runs(struct backend *b)
+{
+	static const char *const labels[] = {
+		"branch=main,test=get", "branch=main,test=set", "branch=dev,test=get",
+		"branch=main,host=x", "branch=feature,test=get",
+	};
+
+	for (int i = 0; i < 5; i++)
+		store_run(b, new_run(i == 3 ? "other" : "app", 100 + i, labels[i]), NULL);
+	store_run(b, new_run("bare", 50, NULL), NULL);
+}
+
+static void assert_label_value(const struct td_label_key *k, size_t i, const char *value,
+			       size_t runs)
+{
+	assert_true(i < k->count);
+	assert_string_equal(k->values[i].value, value);
+	assert_int_equal(k->values[i].nr_runs, runs);
+}
+
+static void test_labels(void **state)
+{
+	struct backend *b = backend_of(state);
+	struct td_run_filter f = { .process = "app" };
+	struct td_label_set *set = NULL;
+	struct td_labels get;
+
+	store_labeled_runs(b);
+	assert_int_equal(td_query_labels(b->store, NULL, NULL, 0, &set, b->err, ERRLEN), 0);
+	assert_int_equal(set->nr_runs, 6);
+	assert_int_equal(set->count, 3);
+	assert_string_equal(set->keys[0].key, "branch");
+	assert_int_equal(set->keys[0].nr_runs, 5);
+	assert_int_equal(set->keys[0].nr_values, 3);
+	assert_int_equal(set->keys[0].count, 3);
+	assert_label_value(&set->keys[0], 0, "main", 3);
+	assert_label_value(&set->keys[0], 1, "dev", 1);
+	assert_label_value(&set->keys[0], 2, "feature", 1);
+	assert_string_equal(set->keys[1].key, "host");
+	assert_int_equal(set->keys[1].nr_runs, 1);
+	assert_string_equal(set->keys[2].key, "test");
+	assert_int_equal(set->keys[2].nr_runs, 4);
+	assert_label_value(&set->keys[2], 0, "get", 3);
+	assert_label_value(&set->keys[2], 1, "set", 1);
+	td_label_set_free(set);
+
+	/* The most frequent value of each key; the count of them all stays. */
+	assert_int_equal(td_query_labels(b->store, NULL, NULL, 1, &set, b->err, ERRLEN), 0);
+	assert_int_equal(set->keys[0].count, 1);
+	assert_int_equal(set->keys[0].nr_values, 3);
+	assert_label_value(&set->keys[0], 0, "main", 3);
+	td_label_set_free(set);
+
+	/* One key, of one process's runs */
+	assert_int_equal(td_query_labels(b->store, &f, "branch", 0, &set, b->err, ERRLEN), 0);
+	assert_int_equal(set->nr_runs, 4);
+	assert_int_equal(set->count, 1);
+	assert_label_value(&set->keys[0], 0, "main", 2);
+	assert_int_equal(set->keys[0].nr_values, 3);
+	td_label_set_free(set);
+
+	/* Filtered by a label: all runs tie, so by value */
+	td_labels_init(&get);
+	td_labels_set(&get, "test", "get");
+	f = (struct td_run_filter){ .labels = &get };
+	assert_int_equal(td_query_labels(b->store, &f, "branch", 0, &set, b->err, ERRLEN), 0);
+	assert_int_equal(set->nr_runs, 3);
+	assert_label_value(&set->keys[0], 0, "dev", 1);
+	assert_label_value(&set->keys[0], 1, "feature", 1);
+	assert_label_value(&set->keys[0], 2, "main", 1);
+	td_label_set_free(set);
+	td_labels_free(&get);
+
+	/* The newest two runs: 5 and 4 */
+	f = (struct td_run_filter){ .limit = 2 };
+	assert_int_equal(td_query_labels(b->store, &f, "branch", 0, &set, b->err, ERRLEN), 0);
+	assert_int_equal(set->nr_runs, 2);
+	assert_label_value(&set->keys[0], 0, "feature", 1);
+	assert_label_value(&set->keys[0], 1, "main", 1);
+	td_label_set_free(set);
+
+	/* Runs without labels: no keys, which is an answer */
+	f = (struct td_run_filter){ .process = "bare" };
+	assert_int_equal(td_query_labels(b->store, &f, NULL, 0, &set, b->err, ERRLEN), 0);
+	assert_int_equal(set->nr_runs, 1);
+	assert_int_equal(set->count, 0);
+	td_label_set_free(set);
+}
+
+static void test_labels_not_found(void **state)
+{
+	struct backend *b = backend_of(state);
+	struct td_run_filter f = { .process = "bare" };
+	struct td_label_set *set = (struct td_label_set *)1;
+	struct td_labels none;
+
+	assert_int_equal(td_query_labels(b->store, NULL, NULL, 0, &set, b->err, ERRLEN), -ENOENT);
+	assert_null(set);
+	assert_non_null(strstr(b->err, "no run is stored yet"));
+	store_labeled_runs(b);
+	assert_int_equal(td_query_labels(b->store, NULL, "nope", 0, &set, b->err, ERRLEN), -ENOENT);
+	assert_null(set);
+	assert_non_null(strstr(b->err, "no run carries the label 'nope'; the keys there are "
+				       "branch, host, test"));
+	assert_int_equal(td_query_labels(b->store, &f, "branch", 0, &set, b->err, ERRLEN), -ENOENT);
+	assert_non_null(strstr(b->err, "no run matching the filters carries the label 'branch'; "
+				       "those runs have no labels"));
+	assert_int_equal(td_query_labels(b->store, NULL, "bad key", 0, &set, b->err, ERRLEN),
+			 -EINVAL);
+	assert_non_null(strstr(b->err, "bad label key 'bad key'"));
+	assert_int_equal(td_query_labels(b->store, NULL, "", 0, &set, b->err, ERRLEN), -EINVAL);
+	assert_non_null(strstr(b->err, "bad label key '': it is empty"));
+	td_labels_init(&none);
+	td_labels_set(&none, "branch", "none");
+	f = (struct td_run_filter){ .labels = &none };
+	assert_int_equal(td_query_labels(b->store, &f, NULL, 0, &set, b->err, ERRLEN), -ENOENT);
+	assert_non_null(strstr(b->err, "no stored run matches the filters"));
+	assert_null(set);
+	td_labels_free(&none);
+}
+
+/* The table and JSON of a set built by hand: one key cut to 2 of 3 values. */
+static void test_labels_render(void **state)
+{
+	struct td_label_count branch_values[] = { { "main", 3 }, { "dev", 1 } };
+	struct td_label_count host_values[] = { { "x", 1 } };
+	struct td_label_key keys[] = {
+		{ "branch", 5, 3, 2, branch_values },
+		{ "host", 1, 1, 1, host_values },
+	};
+	struct td_label_set set = { .nr_runs = 5, .count = 2, .keys = keys };
+	char *text = NULL;
+	size_t len = 0;
+	struct td_render r = { .format = TD_FORMAT_TABLE };
+	json_t *root, *branch;
+
+	(void)state;
+	r.out = open_memstream(&text, &len);
+	td_render_labels(&r, &set);
+	fclose(r.out);
+	assert_string_equal(text,
+		"Labels of 5 runs\n"
+		"KEY                        RUNS  VALUES  VALUE (RUNS)\n"
+		"branch                        5       3  main (3)\n"
+		"                                         dev (1)\n"
+		"                                         (1 more)\n"
+		"host                          1       1  x (1)\n");
+	free(text);
+
+	root = td_label_set_json(&set);
+	assert_int_equal(json_integer_value(json_object_get(root, "runs")), 5);
+	assert_int_equal(json_array_size(json_object_get(root, "keys")), 2);
+	branch = json_array_get(json_object_get(root, "keys"), 0);
+	assert_string_equal(json_string_value(json_object_get(branch, "key")), "branch");
+	assert_int_equal(json_integer_value(json_object_get(branch, "runs")), 5);
+	assert_int_equal(json_integer_value(json_object_get(branch, "distinct_values")), 3);
+	assert_int_equal(json_array_size(json_object_get(branch, "values")), 2);
+	assert_string_equal(json_string_value(json_object_get(
+		json_array_get(json_object_get(branch, "values"), 1), "value")), "dev");
+	assert_int_equal(json_integer_value(json_object_get(
+		json_array_get(json_object_get(branch, "values"), 1), "runs")), 1);
+	json_decref(root);
+
+	/* no keys at all */
+	set.count = 0;
+	r.out = open_memstream(&text, &len);
+	td_render_labels(&r, &set);
+	fclose(r.out);
+	assert_non_null(strstr(text, "(no labels)"));
+	free(text);
+}
+
 static void test_direction(void **state)
 {
 	(void)state;
@@ -689,6 +875,9 @@ int main(int argc, char **argv)
 		ON_BOTH(test_compare_sides),
 		ON_BOTH(test_compare_threads_and_single_runs),
 		ON_BOTH(test_compare_bad_sides),
+		ON_BOTH(test_labels),
+		ON_BOTH(test_labels_not_found),
+		cmocka_unit_test(test_labels_render),
 		cmocka_unit_test(test_direction),
 	};
 

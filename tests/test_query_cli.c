@@ -496,6 +496,76 @@ static void test_collect_takes_dsn(void **state)
 		fail_msg("collect: %s", r.err);
 }
 
+/* ---- list --labels ---- */
+
+/* store_branches: branch main and dev, 4 runs each, all test=get. */
+static void test_list_labels(void **state)
+{
+	struct backend *b = backend_of(state);
+	json_t *root, *key;
+
+	store_branches(b, NULL);
+	cli(b, &r, "list", "--labels", NULL);
+	expect(&r, 0, "Labels of 8 runs", NULL);
+	assert_non_null(strstr(r.out, "branch                        8       2  dev (4)\n"));
+	assert_non_null(strstr(r.out, "                                         main (4)\n"));
+	assert_non_null(strstr(r.out, "test                          8       1  get (8)\n"));
+	assert_null(strstr(r.out, "\033[")); /* not a terminal */
+
+	/* one key, and one value of it */
+	cli(b, &r, "list", "--labels", "branch", "--limit", "1", "--json", NULL);
+	expect(&r, 0, NULL, NULL);
+	root = parse_json(r.out);
+	assert_int_equal(json_integer_value(json_object_get(root, "runs")), 8);
+	assert_int_equal(json_array_size(json_object_get(root, "keys")), 1);
+	key = json_array_get(json_object_get(root, "keys"), 0);
+	assert_string_equal(json_string_value(json_object_get(key, "key")), "branch");
+	assert_int_equal(json_integer_value(json_object_get(key, "distinct_values")), 2);
+	assert_int_equal(json_array_size(json_object_get(key, "values")), 1);
+	json_decref(root);
+	cli(b, &r, "list", "--label", "branch=main", "branch", "--labels", NULL);
+	expect(&r, 0, "Labels of 4 runs", NULL);
+	assert_non_null(strstr(r.out, "main (4)"));
+	assert_null(strstr(r.out, "dev"));
+	cli(b, &r, "list", "--labels", "branch", "--limit", "1", NULL);
+	expect(&r, 0, "(1 more)", NULL);
+	cli(b, &r, "list", "--labels", "--process", "app", "--last", "1d", NULL);
+	expect(&r, 1, NULL, "no stored run matches the filters"); /* started in 1970 */
+
+	/* every matching run counts, not the 20 newest that list shows */
+	for (int i = 0; i < 15; i++)
+		store_run(b, new_run("app", 2000 + i, "branch=extra"), NULL);
+	cli(b, &r, "list", "--labels", "branch", NULL);
+	expect(&r, 0, "Labels of 23 runs", NULL);
+	assert_non_null(strstr(r.out, "extra (15)"));
+	assert_non_null(strstr(r.out, "main (4)"));
+}
+
+static void test_list_labels_bad_input(void **state)
+{
+	struct backend *b = backend_of(state);
+
+	cli(b, &r, "list", "--labels", NULL);
+	expect_refused(&r, 1, "no run is stored yet");
+	store_branches(b, NULL);
+	cli(b, &r, "list", "--labels", "nope", NULL);
+	expect_refused(&r, 1, "no run carries the label 'nope'; the keys there are branch, test");
+	cli(b, &r, "list", "--labels", "bad key", NULL);
+	expect_refused(&r, 2, "bad label key 'bad key'");
+	cli(b, &r, "list", "--labels", "branch", "test", NULL);
+	expect_refused(&r, 2, "unexpected argument 'test' after the key of --labels");
+	cli(b, &r, "list", "branch", NULL);
+	expect_refused(&r, 2, "unexpected argument 'branch'");
+	cli(b, &r, "list", "--labels", "--label", "branch=none", NULL);
+	expect_refused(&r, 1, "no stored run matches the filters");
+	cli(b, &r, "list", "--labels", "--label", "branch", NULL);
+	expect_refused(&r, 2, "bad label 'branch'");
+	cli(b, &r, "list", "--labels", "--limit", "0", NULL);
+	expect_refused(&r, 2, "--limit");
+	cli(b, &r, "list", "--help", NULL);
+	expect(&r, 0, "topdown list --labels [KEY]", NULL);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -507,6 +577,8 @@ int main(int argc, char **argv)
 		ON_BOTH(test_compare_bad_input),
 		ON_BOTH(test_gc),
 		ON_BOTH(test_export),
+		ON_BOTH(test_list_labels),
+		ON_BOTH(test_list_labels_bad_input),
 		BACKEND_TEST(test_every_command_takes_dsn, "postgresql"),
 		BACKEND_TEST(test_environment, "postgresql"),
 		cmocka_unit_test(test_collect_takes_dsn),

@@ -809,7 +809,9 @@ static void test_unknown_backend(void **state)
 	struct fixture *f = *state;
 	struct td_store_config cfg = { .backend = "mongo", .path = f->path };
 
+	errno = 0;
 	assert_null(td_store_open(&cfg, f->err, ERRLEN));
+	assert_int_equal(errno, EINVAL);
 	assert_non_null(strstr(f->err, "'mongo'"));
 	assert_non_null(strstr(f->err, "sqlite"));
 
@@ -824,7 +826,9 @@ static void test_directory_as_path(void **state)
 {
 	struct fixture *f = *state;
 
+	errno = 0;
 	assert_null(open_path(f->dir, f->err));
+	assert_int_equal(errno, EISDIR);
 	assert_non_null(strstr(f->err, "Is a directory"));
 	assert_non_null(strstr(f->err, "pass --db"));
 }
@@ -835,7 +839,9 @@ static void test_missing_parent_directory(void **state)
 	char path[PATH_MAX + 32];
 
 	snprintf(path, sizeof(path), "%s/missing/data.db", f->dir);
+	errno = 0;
 	assert_null(open_path(path, f->err));
+	assert_int_equal(errno, ENOENT);
 	assert_non_null(strstr(f->err, "No such file or directory"));
 	assert_non_null(strstr(f->err, "pass --db"));
 }

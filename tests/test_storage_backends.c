@@ -301,6 +301,11 @@ static void test_list_filters(void **state)
 	assert_listed(b, &f, (const char (*)[TD_RUN_ID_LEN])want + 3, 1);
 	f = (struct td_run_filter){ .limit = 2 };
 	assert_listed(b, &f, (const char (*)[TD_RUN_ID_LEN])want, 2);
+	/* The oldest two, oldest first. */
+	memcpy(want[0], id[1], TD_RUN_ID_LEN);
+	memcpy(want[1], id[4], TD_RUN_ID_LEN);
+	f = (struct td_run_filter){ .limit = 2, .oldest_first = true };
+	assert_listed(b, &f, (const char (*)[TD_RUN_ID_LEN])want, 2);
 	td_labels_set(&labels, "branch", "nope");
 	f = (struct td_run_filter){ .labels = &labels };
 	assert_listed(b, &f, NULL, 0);
@@ -689,11 +694,13 @@ static void test_reader_while_writing(void **state)
 
 #define SECRET "s3cr3t-Pa55"
 
-static void assert_open_fails(const char *dsn, const char *words, char *err)
+static void assert_open_fails(const char *dsn, int errnum, const char *words, char *err)
 {
 	struct td_store_config cfg = { .backend = "postgresql", .dsn = dsn };
 
+	errno = 0;
 	assert_null(td_store_open(&cfg, err, ERRLEN));
+	assert_int_equal(errno, errnum);
 	if (words && !strstr(err, words))
 		fail_msg("'%s' not in: %s", words, err);
 	if (strstr(err, SECRET))
@@ -704,21 +711,22 @@ static void test_pg_unreachable(void **state)
 {
 	struct backend *b = backend_of(state);
 
-	assert_open_fails("postgresql://topdown:" SECRET "@127.0.0.1:1/runs", "127.0.0.1", b->err);
+	assert_open_fails("postgresql://topdown:" SECRET "@127.0.0.1:1/runs", ECONNREFUSED,
+			  "127.0.0.1", b->err);
 	assert_non_null(strstr(b->err, "cannot connect to PostgreSQL"));
 	assert_non_null(strstr(b->err, "--dsn or TOPDOWN_DSN"));
 	assert_open_fails("host=/nonexistent/socket/dir port=5 password=" SECRET " dbname=x",
-			  "/nonexistent/socket/dir", b->err);
+			  ECONNREFUSED, "/nonexistent/socket/dir", b->err);
 	/* The server is there but the database is not. */
 	char dsn[1200];
 
 	snprintf(dsn, sizeof(dsn), "%s dbname=no_such_db password=" SECRET, pg_server.dsn);
-	assert_open_fails(dsn, "no_such_db", b->err);
+	assert_open_fails(dsn, ECONNREFUSED, "no_such_db", b->err);
 	/* Malformed strings are never quoted: they may hold the password. */
-	assert_open_fails("postgresql://topdown:" SECRET "@[::1", "malformed", b->err);
-	assert_open_fails("host=x password " SECRET, "malformed", b->err);
-	assert_open_fails("", "--dsn", b->err);
-	assert_open_fails(NULL, "TOPDOWN_DSN", b->err);
+	assert_open_fails("postgresql://topdown:" SECRET "@[::1", EINVAL, "malformed", b->err);
+	assert_open_fails("host=x password " SECRET, EINVAL, "malformed", b->err);
+	assert_open_fails("", EINVAL, "--dsn", b->err);
+	assert_open_fails(NULL, EINVAL, "TOPDOWN_DSN", b->err);
 }
 
 static void test_pg_location_hides_password(void **state)
@@ -803,10 +811,14 @@ static void test_open_flags(void **state)
 
 	/* Each flag with the other backend's flag. */
 	flags = (struct td_store_flags){ .backend = "sqlite", .dsn = "host=x" };
+	errno = 0;
 	assert_null(td_store_open_flags(&flags, NULL, NULL, 0, b->err, ERRLEN));
+	assert_int_equal(errno, EINVAL);
 	assert_non_null(strstr(b->err, "--dsn names a PostgreSQL server"));
 	flags = (struct td_store_flags){ .backend = "postgresql" };
+	errno = 0;
 	assert_null(td_store_open_flags(&flags, path, NULL, 0, b->err, ERRLEN));
+	assert_int_equal(errno, EINVAL);
 	assert_non_null(strstr(b->err, "--db names a SQLite file"));
 	/* PostgreSQL from the environment, without a connection string. */
 	flags = (struct td_store_flags){ 0 };
@@ -814,7 +826,9 @@ static void test_open_flags(void **state)
 	assert_null(td_store_open_flags(&flags, NULL, NULL, 0, b->err, ERRLEN));
 	assert_non_null(strstr(b->err, "TOPDOWN_DSN"));
 	setenv("TOPDOWN_BACKEND", "mongo", 1);
+	errno = 0;
 	assert_null(td_store_open_flags(&flags, NULL, NULL, 0, b->err, ERRLEN));
+	assert_int_equal(errno, EINVAL);
 	assert_non_null(strstr(b->err, "'mongo'"));
 	assert_non_null(strstr(b->err, "postgresql"));
 	/* The flag beats the environment. */

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* topdown list: the stored runs, newest first, filtered by labels, process and age. */
+/*
+ * topdown list: the stored runs, newest first, filtered by labels, process
+ * and age; with --labels, the label keys of those runs and their values.
+ */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -12,6 +15,9 @@
 #include "commands.h"
 #include "labels.h"
 #include "parse.h"
+#include "query.h"
+#include "query_cli.h"
+#include "query_render.h"
 #include "render.h"
 #include "storage.h"
 #include "store_open.h"
@@ -20,13 +26,21 @@ struct list_args {
 	struct td_labels labels;
 	const char *process;
 	uint64_t last_ns;
-	long limit;
+	long limit;          /* runs, or with --labels values per key; 0: the default */
 	bool json;
+	bool labels_mode;    /* --labels */
+	const char *key;     /* --labels KEY: that key only */
 	const char *db;
 };
 
+#define DEFAULT_RUNS 20
+#define DEFAULT_VALUES_PER_KEY 10
+
 static const char usage_text[] =
-	"usage: topdown list [--label key=value]... [--process NAME] [--last 24h] [--limit N] [--db PATH] [--json]\n";
+	"usage: topdown list [--label key=value]... [--process NAME] [--last 24h] [--limit N] [--db PATH] [--json]\n"
+	"       topdown list --labels [KEY] [--label key=value]... [--process NAME] [--last 24h] [--limit N] [--json]\n"
+	"  --labels lists the label keys of the matching runs (or KEY's alone) with their\n"
+	"  values, most frequent first; --limit N then keeps N values per key (default 10).\n";
 
 /*
  * Labels every collect adds by itself; the table shows the others (the
@@ -54,16 +68,16 @@ static int parse_args(int argc, char **argv, struct list_args *a)
 		{ "limit", required_argument, NULL, 'n' },
 		{ "db", required_argument, NULL, 'D' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "labels", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	char err[512] = "";
 	int opt, ret = 0;
 
-	a->limit = 20;
 	optind = 1;
 	opterr = 0; /* our one-line message instead of getopt's */
-	while (!ret && (opt = getopt_long(argc, argv, "L:p:t:n:D:jh", options, NULL)) != -1) {
+	while (!ret && (opt = getopt_long(argc, argv, "L:p:t:n:D:jlh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'L': ret = td_labels_parse_arg(&a->labels, optarg, err, sizeof(err)); break;
 		case 'p': a->process = optarg; break;
@@ -71,16 +85,23 @@ static int parse_args(int argc, char **argv, struct list_args *a)
 		case 'n': ret = td_parse_int_range(optarg, "--limit", 1, 1000000, &a->limit, err, sizeof(err)); break;
 		case 'D': a->db = optarg; break;
 		case 'j': a->json = true; break;
+		case 'l': a->labels_mode = true; break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		default:
 			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'", argv[optind - 1]);
 			ret = -EINVAL;
 		}
 	}
+	/* the one argument there is: the key of --labels KEY */
+	if (!ret && a->labels_mode && optind < argc)
+		a->key = argv[optind++];
 	if (!ret && optind < argc) {
-		snprintf(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
+		snprintf(err, sizeof(err), "unexpected argument '%s'%s", argv[optind],
+			 a->labels_mode ? " after the key of --labels" : "");
 		ret = -EINVAL;
 	}
+	if (!a->limit)
+		a->limit = a->labels_mode ? DEFAULT_VALUES_PER_KEY : DEFAULT_RUNS;
 	if (ret) {
 		fprintf(stderr, "topdown list: %s (topdown list --help lists the options)\n", err);
 		return TD_EXIT_USAGE;
@@ -133,14 +154,44 @@ static void print_json(const struct td_run_summary *runs, size_t count)
 	json_decref(array);
 }
 
+static int list_runs(struct td_store *store, const struct list_args *a,
+		     struct td_run_filter *filter, char *err, size_t errlen)
+{
+	struct td_run_summary *runs = NULL;
+	size_t count = 0;
+	int ret;
+
+	filter->limit = (size_t)a->limit;
+	ret = td_store_list_runs(store, filter, &runs, &count, err, errlen);
+	if (!ret && a->json)
+		print_json(runs, count);
+	else if (!ret)
+		print_table(runs, count);
+	td_run_summaries_free(runs, count);
+	return ret;
+}
+
+/* Every matching run counts: --limit is about values here. */
+static int list_labels(struct td_store *store, const struct list_args *a,
+		       const struct td_run_filter *filter, char *err, size_t errlen)
+{
+	struct td_render r = { .out = stdout, .format = a->json ? TD_FORMAT_JSON : TD_FORMAT_TABLE,
+			       .color = td_render_wants_color(stdout) };
+	struct td_label_set *set = NULL;
+	int ret = td_query_labels(store, filter, a->key, (size_t)a->limit, &set, err, errlen);
+
+	if (!ret)
+		td_render_labels(&r, set);
+	td_label_set_free(set);
+	return ret;
+}
+
 int td_cmd_list(int argc, char **argv)
 {
 	struct list_args a = { 0 };
-	struct td_run_summary *runs = NULL;
 	struct td_store *store = NULL;
 	struct td_store_flags store_flags;
 	char err[768] = "";
-	size_t count = 0;
 	int ret;
 
 	td_labels_init(&a.labels);
@@ -151,26 +202,20 @@ int td_cmd_list(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	}
 	if (!(store = td_store_open_flags(&store_flags, a.db, NULL, 0, err, sizeof(err))))
-		ret = -1;
+		ret = -EIO;
 	if (!ret) {
 		struct timespec now;
-		struct td_run_filter filter = { .labels = &a.labels, .process = a.process, .limit = a.limit };
+		struct td_run_filter filter = { .labels = &a.labels, .process = a.process };
 
 		clock_gettime(CLOCK_REALTIME, &now);
 		if (a.last_ns)
 			filter.since_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - (int64_t)a.last_ns;
-		ret = td_store_list_runs(store, &filter, &runs, &count, err, sizeof(err));
+		ret = a.labels_mode ? list_labels(store, &a, &filter, err, sizeof(err))
+				    : list_runs(store, &a, &filter, err, sizeof(err));
 	}
-	if (!ret) {
-		if (a.json)
-			print_json(runs, count);
-		else
-			print_table(runs, count);
-	} else {
-		fprintf(stderr, "topdown list: %s\n", err[0] ? err : strerror(-ret));
-	}
-	td_run_summaries_free(runs, count);
+	if (ret)
+		ret = td_query_cli_fail("list", ret, err);
 	td_store_close(store);
 	td_labels_free(&a.labels);
-	return ret ? 1 : 0;
+	return ret;
 }

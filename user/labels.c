@@ -257,3 +257,17 @@ int td_labels_parse_list(struct td_labels *labels, const char *list, const char 
 	td_labels_free(&parsed);
 	return ret;
 }
+
+int td_label_key_check(const char *key, char *err, size_t errlen)
+{
+	/* key_problem() speaks of the part before '=' when it is empty */
+	const char *why = *key ? key_problem(key, strlen(key)) : "it is empty";
+	char shown[PREVIEW_MAX + 4];
+
+	if (!why)
+		return 0;
+	preview(key, shown);
+	snprintf(err, errlen, "bad label key '%s': %s; keys look like git_branch or test_name",
+		 shown, why);
+	return -EINVAL;
+}

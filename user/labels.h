@@ -51,4 +51,8 @@ int td_labels_parse_arg(struct td_labels *labels, const char *arg,
 int td_labels_parse_list(struct td_labels *labels, const char *list, const char *what,
 			 char *err, size_t errlen);
 
+/* Whether key could be a label key, by the rules above: 0, or -EINVAL
+ * with one sentence in err. */
+int td_label_key_check(const char *key, char *err, size_t errlen);
+
 #endif

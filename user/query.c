@@ -1283,3 +1283,188 @@ int td_compare(struct td_store *store, const struct td_compare_args *args,
 	*out = result;
 	return 0;
 }
+
+/* ---- labels ---- */
+
+/* One label of one run, pointing into the run summaries. */
+struct label_pair {
+	const char *key, *value;
+};
+
+/* By key, then value: the runs of one key=value come together. */
+static int compare_pairs(const void *a, const void *b)
+{
+	const struct label_pair *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : strcmp(x->value, y->value);
+}
+
+/* Most runs first, then by value. */
+static int compare_label_counts(const void *a, const void *b)
+{
+	const struct td_label_count *x = a, *y = b;
+
+	if (x->nr_runs != y->nr_runs)
+		return x->nr_runs < y->nr_runs ? 1 : -1;
+	return strcmp(x->value, y->value);
+}
+
+/* Every label of every run, sorted; NULL without memory. */
+static struct label_pair *label_pairs(const struct td_run_summary *runs, size_t nr_runs,
+				      size_t *count)
+{
+	struct label_pair *pairs;
+	size_t total = 0;
+
+	for (size_t i = 0; i < nr_runs; i++)
+		total += runs[i].labels.count;
+	if (!(pairs = calloc(total + 1, sizeof(*pairs))))
+		return NULL;
+	*count = 0;
+	for (size_t i = 0; i < nr_runs; i++)
+		for (size_t l = 0; l < runs[i].labels.count; l++)
+			pairs[(*count)++] = (struct label_pair){ runs[i].labels.items[l].key,
+								 runs[i].labels.items[l].value };
+	qsort(pairs, *count, sizeof(*pairs), compare_pairs);
+	return pairs;
+}
+
+/* How many pairs from pairs[0] on share its key. */
+static size_t same_key(const struct label_pair *pairs, size_t n)
+{
+	size_t run = 1;
+
+	while (run < n && !strcmp(pairs[run].key, pairs[0].key))
+		run++;
+	return run;
+}
+
+/*
+ * One key from its n pairs (n >= 1). A run carries a key once, so the
+ * pairs count its runs. The values are counted while they point into the
+ * summaries; only the top_n kept are copied.
+ */
+static int build_label_key(struct td_label_key *k, const struct label_pair *pairs, size_t n,
+			   size_t top_n)
+{
+	struct td_label_count *values = calloc(n, sizeof(*values));
+	size_t distinct = 0, kept;
+
+	k->values = values;
+	k->nr_runs = n;
+	if (!values || !(k->key = strdup(pairs[0].key)))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (i == 0 || strcmp(pairs[i].value, pairs[i - 1].value))
+			values[distinct++].value = (char *)pairs[i].value;
+		values[distinct - 1].nr_runs++;
+	}
+	qsort(values, distinct, sizeof(*values), compare_label_counts);
+	k->nr_values = distinct;
+	kept = top_n && top_n < distinct ? top_n : distinct;
+	for (; k->count < kept; k->count++)
+		if (!(values[k->count].value = strdup(values[k->count].value)))
+			return -ENOMEM; /* count: the copies made so far, which free frees */
+	return 0;
+}
+
+/* The keys of the sorted pairs, or key alone, into set. */
+static int build_label_set(const struct label_pair *pairs, size_t n, const char *key,
+			   size_t top_n, struct td_label_set *set)
+{
+	size_t nr_keys = 0;
+
+	for (size_t at = 0; at < n; at += same_key(pairs + at, n - at))
+		nr_keys++;
+	if (!(set->keys = calloc(nr_keys + 1, sizeof(*set->keys))))
+		return -ENOMEM;
+	for (size_t at = 0, run; at < n; at += run) {
+		run = same_key(pairs + at, n - at);
+		if (key && strcmp(pairs[at].key, key))
+			continue;
+		/* counted first: td_label_set_free() frees a key half built */
+		if (build_label_key(&set->keys[set->count++], pairs + at, run, top_n) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static bool filters_runs(const struct td_run_filter *f)
+{
+	return f && ((f->labels && f->labels->count) || f->process || f->run_id || f->since_ns ||
+		     f->before_ns);
+}
+
+/* No run carries key: which keys they do carry, as many as err holds. */
+static int unknown_label_key(const struct label_pair *pairs, size_t n, const char *key,
+			     bool filtered, char *err, size_t errlen)
+{
+	size_t used = (size_t)snprintf(err, errlen, "no run %scarries the label '%s'; ",
+				       filtered ? "matching the filters " : "", key);
+
+	if (!n && used < errlen)
+		snprintf(err + used, errlen - used, "those runs have no labels");
+	for (size_t at = 0; at < n && used < errlen; at += same_key(pairs + at, n - at))
+		used += (size_t)snprintf(err + used, errlen - used, "%s%s", at ? ", " : "the keys "
+					 "there are ", pairs[at].key);
+	return -ENOENT;
+}
+
+int td_query_labels(struct td_store *store, const struct td_run_filter *filter, const char *key,
+		    size_t top_n, struct td_label_set **out, char *err, size_t errlen)
+{
+	struct td_run_summary *runs = NULL;
+	struct label_pair *pairs = NULL;
+	struct td_label_set *set = NULL;
+	size_t nr_runs = 0, nr_pairs = 0;
+	int ret;
+
+	*out = NULL;
+	if (key && (ret = td_label_key_check(key, err, errlen)) < 0)
+		return ret;
+	ret = td_store_list_runs(store, filter, &runs, &nr_runs, err, errlen);
+	if (ret < 0)
+		return ret;
+	if (!nr_runs) {
+		if (filters_runs(filter))
+			snprintf(err, errlen, "no stored run matches the filters; fewer filters (or "
+				 "none) show the labels of more runs");
+		else
+			snprintf(err, errlen, "no run is stored yet; 'topdown collect' or 'topdown "
+				 "import' adds runs");
+		ret = -ENOENT;
+	} else if (!(pairs = label_pairs(runs, nr_runs, &nr_pairs)) ||
+		   !(set = calloc(1, sizeof(*set))) ||
+		   build_label_set(pairs, nr_pairs, key, top_n, set) < 0) {
+		ret = no_memory(err, errlen);
+	} else if (key && !set->count) {
+		ret = unknown_label_key(pairs, nr_pairs, key, filters_runs(filter), err, errlen);
+	}
+	if (set)
+		set->nr_runs = nr_runs;
+	free(pairs);
+	td_run_summaries_free(runs, nr_runs);
+	if (ret < 0) {
+		td_label_set_free(set);
+		return ret;
+	}
+	*out = set;
+	return 0;
+}
+
+void td_label_set_free(struct td_label_set *set)
+{
+	if (!set)
+		return;
+	for (size_t i = 0; i < set->count; i++) {
+		struct td_label_key *k = &set->keys[i];
+
+		for (size_t j = 0; j < k->count; j++)
+			free(k->values[j].value);
+		free(k->values);
+		free(k->key);
+	}
+	free(set->keys);
+	free(set);
+}

@@ -2,11 +2,12 @@
 /*
  * Questions over stored runs: where the slots go (tree, funnel), what
  * holds a run back (bottlenecks), which runs cross a line, how threads
- * differ, how a metric moves over time (trend), and what changed between
- * two sets of runs (compare). The CLI and the MCP server call the same
- * functions: each takes plain structs, returns a result struct the caller
- * frees, prints nothing, and on failure returns a negative errno with one
- * sentence in err.
+ * differ, how a metric moves over time (trend), what changed between two
+ * sets of runs (compare), and which labels the runs carry to choose them
+ * by (labels). The CLI and the MCP server call the same functions: each
+ * takes plain structs, returns a result struct the caller frees, prints
+ * nothing, and on failure returns a negative errno with one sentence in
+ * err.
  *
  * Values are fractions 0..1 (NaN when undefined). Only whole-run tree
  * rows count (levels 1..4; Info metrics are left out).
@@ -226,6 +227,38 @@ int td_compare(struct td_store *store, const struct td_compare_args *args,
 void td_comparison_free(struct td_comparison *c);
 
 const char *td_change_name(enum td_change change);
+
+/* ---- labels ---- */
+
+struct td_label_count {
+	char *value;
+	size_t nr_runs;              /* runs carrying key=value */
+};
+
+struct td_label_key {
+	char *key;
+	size_t nr_runs;              /* runs carrying the key */
+	size_t nr_values;            /* its distinct values, all of them */
+	size_t count;                /* values kept (top_n) */
+	struct td_label_count *values; /* most runs first, then by value */
+};
+
+struct td_label_set {
+	size_t nr_runs;              /* runs looked at */
+	size_t count;
+	struct td_label_key *keys;   /* by key */
+};
+
+/*
+ * The label keys of the runs matching filter (NULL: all; its limit, the
+ * newest that many), or only key when not NULL, each with its values and
+ * how many runs carry each; top_n keeps that many values per key (0:
+ * all). -EINVAL when key cannot be a label key; -ENOENT (err saying what
+ * is there) when no run matches, or none carries key.
+ */
+int td_query_labels(struct td_store *store, const struct td_run_filter *filter, const char *key,
+		    size_t top_n, struct td_label_set **out, char *err, size_t errlen);
+void td_label_set_free(struct td_label_set *set);
 
 /* The last part of a dotted path: "DRAM_Bound". */
 const char *td_node_name(const char *path);

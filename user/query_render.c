@@ -748,6 +748,60 @@ void td_render_comparison(const struct td_render *r, const struct td_comparison 
 	legend(r, low);
 }
 
+/* ---- labels ---- */
+
+json_t *td_label_set_json(const struct td_label_set *set)
+{
+	json_t *keys = json_array();
+
+	for (size_t i = 0; i < set->count; i++) {
+		const struct td_label_key *k = &set->keys[i];
+		json_t *values = json_array();
+
+		for (size_t j = 0; j < k->count; j++)
+			json_array_append_new(values, json_pack("{s:o, s:I}",
+				"value", json_text(k->values[j].value),
+				"runs", (json_int_t)k->values[j].nr_runs));
+		json_array_append_new(keys, json_pack("{s:o, s:I, s:I, s:o}", "key", json_text(k->key),
+			"runs", (json_int_t)k->nr_runs, "distinct_values", (json_int_t)k->nr_values,
+			"values", values));
+	}
+	return json_pack("{s:I, s:o}", "runs", (json_int_t)set->nr_runs, "keys", keys);
+}
+
+#define LABEL_KEY_WIDTH 24
+#define LABEL_VALUES_AT (LABEL_KEY_WIDTH + 17) /* where the values column starts */
+
+/* A key's values, one a line; the first on the key's own line. */
+static void label_values(const struct td_render *r, const struct td_label_key *k)
+{
+	for (size_t j = 0; j < k->count; j++)
+		fprintf(r->out, "%*s%s (%zu)\n", j ? LABEL_VALUES_AT : 0, "", k->values[j].value,
+			k->values[j].nr_runs);
+	if (k->nr_values > k->count)
+		fprintf(r->out, "%*s(%zu more)\n", k->count ? LABEL_VALUES_AT : 0, "",
+			k->nr_values - k->count);
+}
+
+void td_render_labels(const struct td_render *r, const struct td_label_set *set)
+{
+	if (r->format == TD_FORMAT_JSON)
+		return emit_json(r, td_label_set_json(set));
+	fprintf(r->out, "Labels of %zu run%s\n", set->nr_runs, set->nr_runs == 1 ? "" : "s");
+	pad_right(r->out, "KEY", LABEL_KEY_WIDTH);
+	fprintf(r->out, " %6s %7s  %s\n", "RUNS", "VALUES", "VALUE (RUNS)");
+	for (size_t i = 0; i < set->count; i++) {
+		const struct td_label_key *k = &set->keys[i];
+
+		fputs(paint(r, BOLD), r->out);
+		pad_right(r->out, k->key, LABEL_KEY_WIDTH);
+		fprintf(r->out, "%s %6zu %7zu  ", reset(r), k->nr_runs, k->nr_values);
+		label_values(r, k);
+	}
+	if (!set->count)
+		fprintf(r->out, "(no labels)\n");
+}
+
 /* ---- whole runs, for export ---- */
 
 static json_t *thread_json(const struct td_run *run, const struct td_thread_row *t)

@@ -34,6 +34,8 @@ void td_render_run_matches(const struct td_render *r, const struct td_run_matche
 void td_render_threads(const struct td_render *r, const struct td_thread_breakdown *t);
 void td_render_trend(const struct td_render *r, const struct td_trend *t);
 void td_render_comparison(const struct td_render *r, const struct td_comparison *c);
+/* A table or JSON (no CSV: a key's values make no flat table). */
+void td_render_labels(const struct td_render *r, const struct td_label_set *set);
 
 json_t *td_run_summary_json(const struct td_run_summary *s);
 json_t *td_tree_json(const struct td_tree *t);
@@ -42,6 +44,7 @@ json_t *td_run_matches_json(const struct td_run_matches *m);
 json_t *td_thread_breakdown_json(const struct td_thread_breakdown *t);
 json_t *td_trend_json(const struct td_trend *t);
 json_t *td_comparison_json(const struct td_comparison *c);
+json_t *td_label_set_json(const struct td_label_set *set);
 /* A whole run: its summary fields, events, threads, intervals and metric rows. */
 json_t *td_run_json(const struct td_run *run);
 

@@ -31,14 +31,19 @@ struct td_sink_stats {
 	uint64_t stored;      /* runs the store took directly */
 	uint64_t spooled;     /* runs that went to the spool */
 	uint64_t replayed;    /* spooled runs the store has since taken */
+	uint64_t rejected;    /* spooled runs the store refused as invalid (-EINVAL),
+			       * dropped from the spool */
 	size_t spool_depth;   /* runs waiting in the spool now */
 	bool store_reachable; /* at the last attempt */
+	char last_error[512]; /* why the store last failed to take a run; "" if never */
 };
 
 /*
  * Opens the spool and tries the store. An unreachable store is not an
- * error here (runs wait in the spool); a wrong configuration (unknown
- * backend, --db with PostgreSQL) or an unusable spool is: NULL with err.
+ * error here (runs wait in the spool; td_sink_stats() says why); a wrong
+ * configuration (unknown backend, --db with PostgreSQL, a malformed
+ * connection string, the spool being the SQLite store itself) or an
+ * unusable spool is: NULL with err. One thread uses a sink at a time.
  */
 struct td_sink *td_sink_open(const struct td_sink_config *cfg, char *err, size_t errlen);
 void td_sink_close(struct td_sink *sink);
@@ -47,12 +52,18 @@ void td_sink_close(struct td_sink *sink);
  * Stores run: replays the spool first when the store is reachable (so the
  * order holds), else spools it. 0 when the run is in the store or the
  * spool; negative with err when it is in neither (the spool failed too,
- * or the run is invalid: -EINVAL).
+ * or the run is invalid: -EINVAL). While the store is down it is tried
+ * again only after a back-off (1 s, doubling up to 30 s); a write replays
+ * at most 64 spooled runs, and spools run when more remain.
  */
 int td_sink_write(struct td_sink *sink, const struct td_run *run, char *err, size_t errlen);
 
-/* Replays the spool now. 0 when it is empty afterwards; -EAGAIN while the
- * store is still unreachable. */
+/*
+ * Tries the store now, whatever the back-off, and replays the whole spool.
+ * 0 when it is empty afterwards; -EAGAIN while the store is still
+ * unreachable; -EINVAL when the store refused spooled runs since the last
+ * flush (they left the spool; err names the last one).
+ */
 int td_sink_flush(struct td_sink *sink, char *err, size_t errlen);
 
 void td_sink_stats(const struct td_sink *sink, struct td_sink_stats *out);

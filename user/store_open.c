@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,12 +51,20 @@ static const char *env(const char *name)
 	return value && *value ? value : NULL;
 }
 
+/* NULL with errno set, as td_store_open() fails. */
+static struct td_store *failed(int ret)
+{
+	errno = -ret;
+	return NULL;
+}
+
 struct td_store *td_store_open_flags(const struct td_store_flags *flags, const char *db_flag,
 				     char *where, size_t wherelen, char *err, size_t errlen)
 {
 	struct td_store_config cfg = { .backend = flags->backend };
 	char path[PATH_MAX];
 	struct td_store *store;
+	int ret;
 
 	if (!cfg.backend)
 		cfg.backend = env("TOPDOWN_BACKEND");
@@ -65,15 +74,16 @@ struct td_store *td_store_open_flags(const struct td_store_flags *flags, const c
 		if (flags->dsn) {
 			snprintf(err, errlen, "--dsn names a PostgreSQL server; pass --backend "
 				 "postgresql with it, or --db PATH for a SQLite file");
-			return NULL;
+			return failed(-EINVAL);
 		}
-		if (td_store_default_path(db_flag, path, sizeof(path), err, errlen) < 0)
-			return NULL;
+		ret = td_store_default_path(db_flag, path, sizeof(path), err, errlen);
+		if (ret < 0)
+			return failed(ret);
 		cfg.path = path;
 	} else if (db_flag) {
 		snprintf(err, errlen, "--db names a SQLite file but the backend is %s; pass --dsn "
 			 "for a PostgreSQL server, or --backend sqlite", cfg.backend);
-		return NULL;
+		return failed(-EINVAL);
 	} else {
 		cfg.dsn = flags->dsn ? flags->dsn : env("TOPDOWN_DSN");
 	}

@@ -30,8 +30,8 @@ void td_store_flags_take(int *argc, char **argv, struct td_store_flags *flags);
  * postgresql when --dsn was given, else sqlite. SQLite opens db_flag (--db)
  * or td_store_default_path(); PostgreSQL connects to --dsn, else
  * $TOPDOWN_DSN. where (NULL: not wanted) receives td_store_location().
- * NULL with err on failure, including --db with PostgreSQL and --dsn with
- * SQLite.
+ * NULL with err and errno on failure, as td_store_open(); EINVAL also for
+ * --db with PostgreSQL and --dsn with SQLite.
  */
 struct td_store *td_store_open_flags(const struct td_store_flags *flags, const char *db_flag,
 				     char *where, size_t wherelen, char *err, size_t errlen);

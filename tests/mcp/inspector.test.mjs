@@ -30,7 +30,7 @@ async function inspect(...args) {
 
 test('tools/list', async () => {
   const { tools } = await inspect('--method', 'tools/list');
-  assert.equal(tools.length, 11);
+  assert.equal(tools.length, 12);
   assert.ok(tools.every((t) => t.inputSchema.additionalProperties === false));
 });
 
@@ -41,6 +41,14 @@ test('tools/call', async () => {
   assert.equal(result.structuredContent.bottlenecks.length, 1);
   assert.equal(result.structuredContent.bottlenecks[0].path, 'Frontend_Bound');
   assert.match(result.content[0].text, /Frontend_Bound/);
+});
+
+test('tools/call list_labels', async () => {
+  const result = await inspect('--method', 'tools/call', '--tool-name', 'list_labels',
+    '--tool-arg', 'key=git_branch', '--tool-arg', 'limit=2');
+  assert.equal(result.isError, false);
+  assert.deepEqual(result.structuredContent.keys[0].values.map((v) => v.value), ['feature', 'main']);
+  assert.equal(result.structuredContent.truncated, true);
 });
 
 test('resources/read', async () => {

@@ -12,7 +12,7 @@ import { connect, isRoot, makeStore } from './helpers.mjs';
 const TOOLS = [
   'collect_topdown', 'query_bottlenecks', 'query_by_bottleneck', 'get_funnel', 'compare_runs',
   'compare_by_labels', 'explain_metric', 'list_profiling_runs', 'get_thread_breakdown',
-  'get_run_tree', 'query_trend',
+  'get_run_tree', 'query_trend', 'list_labels',
 ];
 
 const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
@@ -172,6 +172,28 @@ describe('tools/call', () => {
     assert.equal(all.total, 5);
   });
 
+  test('list_labels', async () => {
+    const s = (await call('list_labels', {})).structuredContent;
+    assert.equal(s.runs, 5);
+    const branch = s.keys.find((k) => k.key === 'git_branch');
+    assert.equal(branch.runs, 5);
+    assert.equal(branch.distinct_values, 3);
+    // two runs each for feature and main (ties go by value), one for arm
+    assert.deepEqual(branch.values, [
+      { value: 'feature', runs: 2 }, { value: 'main', runs: 2 }, { value: 'arm', runs: 1 },
+    ]);
+    const one = await call('list_labels', { key: 'test_name', process: 'redis-server', limit: 1 });
+    assert.deepEqual(one.structuredContent.keys.map((k) => k.key), ['test_name']);
+    assert.deepEqual(one.structuredContent.keys[0].values, [{ value: 'get', runs: 4 }]);
+    assert.equal(one.structuredContent.truncated, false);
+    const cut = await call('list_labels', { key: 'git_branch', limit: 2 });
+    assert.equal(cut.structuredContent.truncated, true);
+    assert.equal(cut.structuredContent.total, 3);
+    assert.match(cut.content[0].text, /\(1 more\)/);
+    assert.match(await callError('list_labels', { key: 'branch' }), /keys there are .*git_branch/);
+    assert.match(await callError('list_labels', { labels: { git_branch: 'nope' } }), /no stored run matches/);
+  });
+
   test('get_thread_breakdown', async () => {
     const s = (await call('get_thread_breakdown', { run_id: store.runs.arm })).structuredContent;
     assert.equal(s.threads.length, 3);
@@ -209,6 +231,7 @@ describe('tools/call', () => {
     await protocolError(session.client.callTool({ name: 'query_bottlenecks', arguments: { limit: 'ten' } }), -32602);
     await protocolError(session.client.callTool({ name: 'query_bottlenecks', arguments: { colour: 'red' } }), -32602);
     await protocolError(session.client.callTool({ name: 'explain_metric', arguments: {} }), -32602);
+    await protocolError(session.client.callTool({ name: 'list_labels', arguments: { limit: 0 } }), -32602);
   });
 });
 
@@ -290,6 +313,19 @@ describe('completion', () => {
     assert.deepEqual(await complete(prompt('diagnose_bottleneck'), 'process', 'red'), ['redis-server']);
     const metrics = await complete({ type: 'ref/resource', uri: 'topdown://metrics/{name}' }, 'name', 'dram');
     assert.ok(metrics.includes('DRAM_Bound'), metrics.join(','));
+  });
+
+  test('label keys and values', async () => {
+    const prompt = (name) => ({ type: 'ref/prompt', name });
+    assert.deepEqual(await complete(prompt('diagnose_bottleneck'), 'labels', 'git'), ['git_branch=']);
+    assert.deepEqual(await complete(prompt('compare_builds'), 'label_a', 'git_branch='),
+      ['git_branch=feature', 'git_branch=main', 'git_branch=arm']);
+    assert.deepEqual(await complete(prompt('compare_builds'), 'label_b', 'git_branch=f'), ['git_branch=feature']);
+    // the pairs typed before narrow the runs: the arm run has no test_name
+    assert.deepEqual(await complete(prompt('compare_builds'), 'label_a', 'git_branch=main,test_name='),
+      ['git_branch=main,test_name=get']);
+    assert.deepEqual(await complete(prompt('compare_builds'), 'label_a', 'git_branch=arm,test'), []);
+    assert.deepEqual(await complete(prompt('compare_builds'), 'label_a', 'no_such_key='), []);
   });
 });
 

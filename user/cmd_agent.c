@@ -94,6 +94,7 @@ struct agent {
 	bool *waiting;          /* per process name: none running, and said so */
 	int64_t counted_ns;     /* this window's counting time: --duration, or less under --max-overhead */
 	bool paused;
+	bool store_reachable;   /* at the last write, as the log last said */
 	uint64_t lost_threads;  /* the collector's count at the last window's end */
 	uint64_t cpu_ns, bpf_ns; /* the agent's and the programs' time at the last window's end */
 	struct td_agent_health health;
@@ -630,11 +631,25 @@ static void free_runs(struct td_run **runs, size_t nr_runs)
 	free(runs);
 }
 
-/* Into the store or the spool; said once when the store stops or starts answering. */
-static void store_runs(struct agent *agent, struct td_run **runs, size_t nr_runs)
+/* The sink's state into the health report; said once when the store stops or starts answering. */
+static void report_sink(struct agent *agent)
 {
 	struct td_sink_stats stats;
-	bool reachable = agent->health.spool_depth == 0;
+
+	td_sink_stats(agent->sink, &stats);
+	if (agent->store_reachable && !stats.store_reachable)
+		agent_log(agent, "the database does not take runs (%s): they wait in the spool", stats.last_error);
+	else if (!agent->store_reachable && stats.store_reachable)
+		agent_log(agent, "the database takes runs again; %zu still in the spool", stats.spool_depth);
+	agent->store_reachable = stats.store_reachable;
+	agent->health.spool_depth = stats.spool_depth;
+	agent->health.runs_spooled = stats.spooled;
+	agent->health.runs_replayed = stats.replayed;
+}
+
+/* Into the store or the spool (the spool is replayed first, in order, once the store answers). */
+static void store_runs(struct agent *agent, struct td_run **runs, size_t nr_runs)
+{
 	char err[768];
 
 	for (size_t i = 0; i < nr_runs; i++) {
@@ -642,14 +657,7 @@ static void store_runs(struct agent *agent, struct td_run **runs, size_t nr_runs
 		if (td_sink_write(agent->sink, runs[i], err, sizeof(err)))
 			agent_log(agent, "run %s of '%s' is lost: %s", runs[i]->id, runs[i]->process, err);
 	}
-	td_sink_stats(agent->sink, &stats);
-	if (reachable && stats.spool_depth)
-		agent_log(agent, "the database does not answer: runs wait in the spool (%zu now)", stats.spool_depth);
-	else if (!reachable && !stats.spool_depth)
-		agent_log(agent, "the database answers again: the spool is replayed");
-	agent->health.spool_depth = stats.spool_depth;
-	agent->health.runs_spooled = stats.spooled;
-	agent->health.runs_replayed = stats.replayed;
+	report_sink(agent);
 }
 
 static void publish(struct agent *agent, struct td_run **runs, size_t nr_runs)
@@ -848,7 +856,7 @@ static void agent_release(struct agent *agent)
 int td_cmd_agent(int argc, char **argv)
 {
 	struct agent_args a = { 0 };
-	struct agent agent = { .args = &a, .log = stderr };
+	struct agent agent = { .args = &a, .log = stderr, .store_reachable = true };
 	char err[768] = "";
 	int ret;
 
@@ -870,6 +878,7 @@ int td_cmd_agent(int argc, char **argv)
 	if (!ret) {
 		install_signal_handlers();
 		announce(&agent);
+		report_sink(&agent);
 		report_targets(&agent);
 	}
 	for (long window = 0; !ret && !stop_requested && (!a.windows || window < a.windows); window++)

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backends.h"
 #include "cli.h"
 #include "e2e.h"
 #include "labels.h"
@@ -26,21 +27,20 @@
 #define NS_PER_SEC 1000000000ll
 
 static char dir[64], db_path[96], spool_path[96], log_path[96], name[16], link_path[4096];
+static const char *store_flag, *store_value; /* where the agent stores: --db db_path, or --dsn */
 
-static int setup(void **state)
+static int setup(void)
 {
-	(void)state;
 	snprintf(dir, sizeof(dir), "/tmp/td-agent-e2e-%d", getpid());
 	mkdir(dir, 0700);
 	snprintf(log_path, sizeof(log_path), "%s/agent.log", dir);
 	return 0;
 }
 
-static int teardown(void **state)
+static int teardown(void)
 {
 	char cmd[128];
 
-	(void)state;
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd);
 }
@@ -52,6 +52,8 @@ static void fresh(const char *test)
 	snprintf(spool_path, sizeof(spool_path), "%s/%s-spool.db", dir, test);
 	snprintf(log_path, sizeof(log_path), "%s/%s.log", dir, test);
 	snprintf(name, sizeof(name), "tdw%d%.4s", getpid() % 100000, test);
+	store_flag = "--db";
+	store_value = db_path;
 	e2e_workload_link(name, link_path, sizeof(link_path));
 }
 
@@ -69,8 +71,8 @@ static pid_t agent_start(const char *const *args)
 
 	for (int i = 0; args[i] && argc < 40; i++)
 		argv[argc++] = args[i];
-	argv[argc++] = "--db";
-	argv[argc++] = db_path;
+	argv[argc++] = store_flag;
+	argv[argc++] = store_value;
 	argv[argc++] = "--spool";
 	argv[argc++] = spool_path;
 	argv[argc] = NULL;
@@ -109,20 +111,30 @@ static int reap(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* The stored runs of process (NULL: all), newest first. */
+/* The runs of process (NULL: all) in store, newest first. */
+static struct td_run_summary *list_runs_in(struct td_store *store, const char *process, size_t *count)
+{
+	struct td_run_filter filter = { .process = process };
+	struct td_run_summary *runs = NULL;
+	char err[512];
+
+	if (td_store_list_runs(store, &filter, &runs, count, err, sizeof(err)))
+		fail_msg("%s", err);
+	return runs;
+}
+
+/* The same in the SQLite file at db_path. */
 static struct td_run_summary *list_runs(const char *process, size_t *count)
 {
 	struct td_store_config config = { .path = db_path };
-	struct td_run_filter filter = { .process = process };
-	struct td_run_summary *runs = NULL;
+	struct td_run_summary *runs;
 	struct td_store *store;
 	char err[512];
 
 	store = td_store_open(&config, err, sizeof(err));
 	if (!store)
 		fail_msg("%s", err);
-	if (td_store_list_runs(store, &filter, &runs, count, err, sizeof(err)))
-		fail_msg("%s", err);
+	runs = list_runs_in(store, process, count);
 	td_store_close(store);
 	return runs;
 }
@@ -385,6 +397,73 @@ static void test_thread_churn_loses_nothing_unreported(void **state)
 	done();
 }
 
+/* --- the database going away and coming back (PostgreSQL) --- */
+
+/*
+ * The private PostgreSQL server stops for 3 s in the middle of 500 ms
+ * windows and starts again: the windows of the outage wait in the spool
+ * and are replayed, in order. Every window the agent ran is in the
+ * database once, and the log says once that the database went, once
+ * that it came back.
+ */
+static void test_pg_outage_spooled_then_replayed(void **state)
+{
+	struct backend *b = backend_of(state);
+	const char *args[] = { "--process", NULL, "--every", "500ms", "--log", log_path, NULL };
+	const char *out_of_order = "SELECT count(*) FROM (SELECT started_ns, lag(started_ns) OVER (ORDER BY pk) AS prev"
+				   " FROM runs) t WHERE prev > started_ns";
+	struct td_run_summary *runs;
+	struct td_store *store;
+	char log[16384];
+	const char *stopped;
+	size_t count;
+	long windows = -1;
+	pid_t worker, agent;
+	int go;
+
+	e2e_require_bpf();
+	fresh("pg");
+	args[1] = name;
+	store_flag = "--dsn";
+	store_value = b->dsn;
+	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "60000", NULL);
+	release(go);
+	agent = agent_start(args);
+	sleep(2);
+	if (!pg_pause())
+		fail_msg("cannot stop the server: %s", pg_server.why);
+	sleep(3);
+	if (!pg_resume())
+		fail_msg("cannot start the server again: %s", pg_server.why);
+	sleep(6); /* the sink's back-off (1 s, 2 s, ...) passes, the spool replays */
+	kill(agent, SIGTERM);
+	assert_int_equal(agent_wait(agent), 0);
+	kill(worker, SIGTERM);
+	reap(worker);
+
+	read_log(log, sizeof(log));
+	print_message("%s", log);
+	stopped = strstr(log, "stopped after ");
+	assert_non_null(stopped);
+	windows = strtol(stopped + strlen("stopped after "), NULL, 10);
+	store = backend_open(b); /* the fixture's connection died with the server */
+	runs = list_runs_in(store, name, &count);
+	td_store_close(store);
+	print_message("  %ld windows, %zu runs in PostgreSQL\n", windows, count);
+	assert_int_equal(count, windows); /* one process, a run per window: none lost, none twice */
+	assert_int_equal(count_in(log, "the database does not take runs"), 1);
+	assert_int_equal(count_in(log, "the database takes runs again"), 1);
+	assert_int_equal(pg_int(b->dsn, out_of_order), 0); /* stored in the order of the windows */
+	td_run_summaries_free(runs, count);
+	done();
+}
+
+static int pg_test_teardown(void **state)
+{
+	pg_resume(); /* after a failure during the outage */
+	return backend_teardown(state);
+}
+
 /* --- memory --- */
 
 static long vm_rss_kb(pid_t pid)
@@ -488,7 +567,7 @@ static void test_bad_inputs_are_refused(void **state)
 	done();
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_inputs_are_refused),
@@ -498,7 +577,14 @@ int main(void)
 		cmocka_unit_test(test_sighup_reopens_log),
 		cmocka_unit_test(test_thread_churn_loses_nothing_unreported),
 		cmocka_unit_test(test_rss_flat_over_windows),
+		{ .name = "test_pg_outage_spooled_then_replayed", .test_func = test_pg_outage_spooled_then_replayed,
+		  .setup_func = backend_setup, .teardown_func = pg_test_teardown, .initial_state = (void *)"postgresql" },
 	};
+	int failed;
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	(void)argc;
+	setup();
+	failed = run_on_backends("topdown agent", tests, sizeof(tests) / sizeof(tests[0]), argv[0]);
+	teardown();
+	return failed;
 }

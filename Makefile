@@ -149,5 +149,6 @@ clean:
 
 # Modules that need build rules of their own keep them beside their code.
 -include kb/kb.mk
+-include packaging/packaging.mk
 
 -include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)

@@ -224,9 +224,14 @@ static int check_install_args(struct install_args *a, char *err, size_t errlen)
 {
 	int ret;
 
-	if (!a->nr_processes == !a->system_wide) {
+	if (!a->nr_processes && !a->system_wide) {
 		snprintf(err, errlen, "name what the agent watches: --process NAME (repeatable) or "
-			 "--system-wide, not both");
+			 "--system-wide");
+		return -EINVAL;
+	}
+	if (a->nr_processes && a->system_wide) {
+		snprintf(err, errlen, "--system-wide already covers every process: drop --process, "
+			 "or --system-wide");
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < NR_AGENT_VALUES; i++)

@@ -254,7 +254,8 @@ static int check_install_args(struct install_args *a, char *err, size_t errlen)
 static int parse_install_args(int argc, char **argv, struct install_args *a, char *err,
 			      size_t errlen)
 {
-	static const struct option options[] = {
+	/* named after the command: tests/check_cli_docs.sh tells the two tables apart */
+	static const struct option install_service_options[] = {
 		/* the agent's own; those with one value in the order of install_args.values */
 		{ "process", required_argument, NULL, 'p' },
 		{ "system-wide", no_argument, NULL, 'a' },
@@ -277,7 +278,7 @@ static int parse_install_args(int argc, char **argv, struct install_args *a, cha
 
 	optind = 1;
 	opterr = 0; /* our one-line message instead of getopt's */
-	while (!ret && (opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+	while (!ret && (opt = getopt_long(argc, argv, ":", install_service_options, NULL)) != -1) {
 		if (opt >= AGENT_VALUE_OPT && opt < AGENT_VALUE_OPT + NR_AGENT_VALUES) {
 			a->values[opt - AGENT_VALUE_OPT].value = optarg; /* the last one counts */
 			continue;
@@ -575,7 +576,7 @@ static int remove_file(const char *path, bool *existed, char *err, size_t errlen
 
 static int parse_uninstall_args(int argc, char **argv, struct service_paths *paths)
 {
-	static const struct option options[] = {
+	static const struct option uninstall_service_options[] = {
 		{ "unit-dir", required_argument, NULL, 'U' },
 		{ "env-file", required_argument, NULL, 'E' },
 		{ "no-systemctl", no_argument, NULL, 'N' },
@@ -587,7 +588,7 @@ static int parse_uninstall_args(int argc, char **argv, struct service_paths *pat
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":", uninstall_service_options, NULL)) != -1) {
 		switch (opt) {
 		case 'U': paths->unit_dir = optarg; break;
 		case 'E': paths->env_file = optarg; break;

@@ -239,6 +239,21 @@ static void test_preview_shows_both_files_and_writes_nothing(void **state)
 	assert_int_equal(access(env_file, F_OK), -1);
 }
 
+/* A database in the state directory needs no ReadWritePaths=, nor the
+ * directory to exist yet: systemd makes it. */
+static void test_db_in_state_directory(void **state)
+{
+	const char *args[] = { "--system-wide", "--db", "/var/lib/topdown/runs.db", "--preview", NULL };
+	struct cli_result r;
+
+	(void)state;
+	run_service(&r, "install-service", args);
+	if (r.status)
+		fail_msg("install-service failed: %s", r.err);
+	assert_null(strstr(r.out, "ReadWritePaths"));
+	assert_non_null(strstr(r.out, "\nTOPDOWN_DB_PATH=\"/var/lib/topdown/runs.db\"\n"));
+}
+
 static void test_install_writes_files_with_modes(void **state)
 {
 	const char *install[] = { "--system-wide", "--level", "1", "--label", "team=perf",
@@ -319,6 +334,7 @@ static void test_refuses_bad_input(void **state)
 	expect_refusal((const char *[]){ "--system-wide", "--db", "/home/me/runs.db", NULL }, "ProtectHome");
 	expect_refusal((const char *[]){ "--system-wide", "--db", "/nonexistent/dir/runs.db", NULL },
 		       "does not exist");
+	expect_refusal((const char *[]){ "--system-wide", "--db", "/runs.db", NULL }, "writable");
 	expect_refusal((const char *[]){ "--system-wide", "--frobnicate", NULL }, "--frobnicate");
 	expect_refusal((const char *[]){ "--system-wide", "extra", NULL }, "unexpected argument 'extra'");
 }
@@ -394,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_env_file_quotes_values),
 		cmocka_unit_test_setup_teardown(test_preview_shows_both_files_and_writes_nothing,
 						make_scratch, remove_scratch),
+		cmocka_unit_test_setup_teardown(test_db_in_state_directory, make_scratch, remove_scratch),
 		cmocka_unit_test_setup_teardown(test_install_writes_files_with_modes, make_scratch,
 						remove_scratch),
 		cmocka_unit_test_setup_teardown(test_refuses_bad_input, make_scratch, remove_scratch),

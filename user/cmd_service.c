@@ -31,6 +31,7 @@
 #include "commands.h"
 #include "labels.h"
 #include "parse.h"
+#include "procmatch.h"
 #include "query_cli.h"
 #include "service.h"
 #include "store_open.h"
@@ -39,6 +40,7 @@ extern char **environ;
 
 #define DEFAULT_UNIT_DIR "/etc/systemd/system"
 #define DEFAULT_ENV_FILE "/etc/topdown/agent.env"
+#define STATE_DIR "/var/lib/topdown" /* the unit's StateDirectory=topdown */
 #define MAX_PROCESSES 32
 #define NR_AGENT_VALUES 5 /* --every, --duration, --level, --max-overhead, --metrics-listen */
 #define MAX_AGENT_ARGS (2 * MAX_PROCESSES + 1 + 2 * NR_AGENT_VALUES)
@@ -71,7 +73,8 @@ struct install_args {
 	struct td_labels labels;
 	struct td_store_flags store_flags; /* --backend, --dsn */
 	const char *db;
-	const char *backend; /* for TOPDOWN_BACKEND: only when --backend or --dsn chose it */
+	char db_dir[PATH_MAX]; /* --db's directory when the unit must open it for writing */
+	const char *backend;   /* for TOPDOWN_BACKEND: only when --backend or --dsn chose it */
 };
 
 static const char install_usage[] =
@@ -146,10 +149,13 @@ static int check_listen(const char *addr, char *err, size_t errlen)
 				  errlen);
 }
 
-/* --db for the service: an existing directory it may reach. */
-static int check_db(const char *db, char *err, size_t errlen)
+/*
+ * --db for the service: in a directory it may reach, which exists unless
+ * it is the state directory (systemd creates that). db_dir receives the
+ * directory the unit must make writable, or "" for the state directory.
+ */
+static int check_db(const char *db, char *db_dir, size_t len, char *err, size_t errlen)
 {
-	char dir[PATH_MAX];
 	struct stat st;
 
 	if (check_unit_path("--db", db, err, errlen))
@@ -159,11 +165,20 @@ static int check_db(const char *db, char *err, size_t errlen)
 			 "(ProtectHome=yes); choose a path under /var/lib or /srv", db);
 		return -EINVAL;
 	}
-	snprintf(dir, sizeof(dir), "%s", db);
-	*strrchr(dir, '/') = '\0';
-	if (dir[0] && (stat(dir, &st) || !S_ISDIR(st.st_mode))) {
+	snprintf(db_dir, len, "%s", db);
+	*strrchr(db_dir, '/') = '\0';
+	if (!db_dir[0]) {
+		snprintf(err, errlen, "--db %.64s would make / writable for the service; choose a file "
+			 "in a directory of its own, e.g. " STATE_DIR "/runs.db", db);
+		return -EINVAL;
+	}
+	if (strcmp(db_dir, STATE_DIR) == 0) {
+		db_dir[0] = '\0';
+		return 0;
+	}
+	if (stat(db_dir, &st) || !S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "--db %.64s: its directory %.64s does not exist; create it first",
-			 db, dir);
+			 db, db_dir);
 		return -EINVAL;
 	}
 	return 0;
@@ -188,16 +203,6 @@ static int check_overhead(const char *text, char *err, size_t errlen)
 	double pct;
 
 	return td_parse_number(text, "--max-overhead", 0.01, 100, &pct, err, errlen);
-}
-
-static int check_process(const char *name, char *err, size_t errlen)
-{
-	if (!name[0] || strchr(name, '/')) {
-		snprintf(err, errlen, "--process takes a process name (its comm or executable basename), "
-			 "not a path");
-		return -EINVAL;
-	}
-	return 0;
 }
 
 static void add_agent_arg(struct install_args *a, const char *option, const char *value)
@@ -244,7 +249,7 @@ static int check_install_args(struct install_args *a, char *err, size_t errlen)
 		return ret;
 	if (!a->store_flags.backend && !a->store_flags.dsn)
 		a->backend = NULL; /* not chosen on this command line: the agent's default decides */
-	if (a->db && (ret = check_db(a->db, err, errlen)))
+	if (a->db && (ret = check_db(a->db, a->db_dir, sizeof(a->db_dir), err, errlen)))
 		return ret;
 	if ((ret = resolve_paths(&a->paths, err, errlen)))
 		return ret;
@@ -289,7 +294,7 @@ static int parse_install_args(int argc, char **argv, struct install_args *a, cha
 				snprintf(err, errlen, "more than %d --process names; install the agent "
 					 "with --system-wide instead", MAX_PROCESSES);
 				ret = -EINVAL;
-			} else if (!(ret = check_process(optarg, err, errlen))) {
+			} else if (!(ret = td_proc_name_check(optarg, err, errlen))) {
 				a->processes[a->nr_processes++] = optarg;
 			}
 			break;
@@ -332,7 +337,7 @@ static int own_path(char *buf, size_t len, char *err, size_t errlen)
 static int render(const struct install_args *a, char **unit_text, char **env_text, char *err,
 		  size_t errlen)
 {
-	char exe[PATH_MAX], db_dir[PATH_MAX] = "";
+	char exe[PATH_MAX];
 	struct utsname host;
 	int ret;
 
@@ -342,16 +347,12 @@ static int render(const struct install_args *a, char **unit_text, char **env_tex
 		fprintf(stderr, "topdown install-service: warning: %s is in a home directory, which the "
 			"service cannot reach (ProtectHome=yes); `make install` puts topdown in "
 			"/usr/local/bin\n", exe);
-	if (a->db) {
-		snprintf(db_dir, sizeof(db_dir), "%s", a->db);
-		*strrchr(db_dir, '/') = '\0';
-	}
 	uname(&host);
 
 	struct td_service_unit unit = {
 		.exe = exe, .agent_args = a->agent_args, .nr_agent_args = a->nr_agent_args,
 		.kernel_release = host.release, .env_file = a->paths.env_file,
-		.read_write_dir = db_dir[0] ? db_dir : NULL,
+		.read_write_dir = a->db_dir[0] ? a->db_dir : NULL,
 	};
 	struct td_service_env env = {
 		.labels = &a->labels, .backend = a->backend, .dsn = a->store_flags.dsn,

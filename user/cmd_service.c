@@ -396,9 +396,11 @@ static int write_file(const char *path, const char *text, mode_t mode, char *err
 		return -ENAMETOOLONG;
 	}
 	if ((fd = mkstemp(tmp)) < 0) {
+		int errnum = errno;
+
 		snprintf(err, errlen, "cannot write %s: %s; check that its directory exists and that "
-			 "you may write there (installing needs root)", path, strerror(errno));
-		return -errno;
+			 "you may write there (installing needs root)", path, strerror(errnum));
+		return -errnum;
 	}
 	ok = !write_all(fd, text) && !fchmod(fd, mode) && !fsync(fd);
 	ok = !close(fd) && ok && !rename(tmp, path);
@@ -423,11 +425,13 @@ static int make_env_dir(const char *path, bool *created, char *err, size_t errle
 		*created = dir[0] != '\0';
 		return 0;
 	}
-	if (errno == EEXIST)
+	int errnum = errno;
+
+	if (errnum == EEXIST)
 		return 0;
-	snprintf(err, errlen, "cannot create %.200s: %s; create it (mode 0700) or pass --env-file "
-		 "elsewhere", dir, strerror(errno));
-	return -errno;
+	snprintf(err, errlen, "cannot create %.200s: %s; installing needs root, or pass --env-file "
+		 "in a directory you may write", dir, strerror(errnum));
+	return -errnum;
 }
 
 /* Removes the directory of path if empty; it may well hold other files. */
@@ -514,8 +518,8 @@ static int install(const struct install_args *a, const char *unit_text, const ch
 		return 0;
 	}
 	if (systemctl(reload, err, sizeof(err)) || systemctl(enable, err, sizeof(err))) {
-		fprintf(stderr, "topdown install-service: the unit is written, but %s; then run: %s\n",
-			err, ENABLE_LATER);
+		fprintf(stderr, "topdown install-service: the unit is written, but %s; once systemd "
+			"works, run: %s\n", err, ENABLE_LATER);
 		return 1;
 	}
 	printf("enabled %s; start it now with: systemctl start %s\n", TD_SERVICE_UNIT_NAME,
@@ -569,8 +573,10 @@ static int remove_file(const char *path, bool *existed, char *err, size_t errlen
 {
 	*existed = access(path, F_OK) == 0;
 	if (*existed && unlink(path)) {
-		snprintf(err, errlen, "cannot remove %s: %s; removing needs root", path, strerror(errno));
-		return -errno;
+		int errnum = errno;
+
+		snprintf(err, errlen, "cannot remove %s: %s; removing needs root", path, strerror(errnum));
+		return -errnum;
 	}
 	return 0;
 }

@@ -80,10 +80,14 @@ check_rpm() {
 	rpmspec -P "$spec" >/dev/null || fail "rpmspec -P $spec failed"
 	[ "$(rpmspec -q --srpm --qf '%{version}' "$spec")" = "$version" ] ||
 		fail "$spec's Version is not $version (user/version.h)"
-	command -v rpmbuild >/dev/null && command -v rpm2archive >/dev/null ||
-		{ echo "rpmbuild or rpm2archive is missing: only the spec's syntax was checked"; return 0; }
-	git rev-parse --git-dir >/dev/null 2>&1 ||
-		{ echo "not a git checkout: only the spec's syntax was checked"; return 0; }
+	if ! command -v rpmbuild >/dev/null || ! command -v rpm2archive >/dev/null; then
+		echo "rpmbuild or rpm2archive is missing: only the spec's syntax was checked"
+		return 0
+	fi
+	if ! git rev-parse --git-dir >/dev/null 2>&1; then
+		echo "not a git checkout: only the spec's syntax was checked"
+		return 0
+	fi
 	mkdir -p "$top/SOURCES" "$scratch/root"
 	git ls-files | tar -czf "$top/SOURCES/topdown-$version.tar.gz" --transform "s,^,topdown-$version/," -T -
 	nice rpmbuild -bb --nodeps --define "_topdir $top" --define "debug_package %{nil}" "$spec" \

@@ -522,7 +522,8 @@ static int install(const struct install_args *a, const char *unit_text, const ch
 			"works, run: %s\n", err, ENABLE_LATER);
 		return 1;
 	}
-	printf("enabled %s; start it now with: systemctl start %s\n", TD_SERVICE_UNIT_NAME,
+	/* restart: a unit written over a running agent takes effect too */
+	printf("enabled %s; start it now with: systemctl restart %s\n", TD_SERVICE_UNIT_NAME,
 	       TD_SERVICE_UNIT_NAME);
 	return 0;
 }

@@ -55,12 +55,15 @@ static void test_capabilities_follow_the_kernel(void **state)
 /* The line of text starting with prefix, without its newline, in buf. */
 static const char *line_starting(const char *text, const char *prefix, char *buf, size_t len)
 {
-	for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
-		if (!strncmp(line, prefix, strlen(prefix))) {
-			snprintf(buf, len, "%.*s", (int)strcspn(line, "\n"), line);
-			return buf;
-		}
-	return NULL;
+	const char *line = text;
+
+	while (strncmp(line, prefix, strlen(prefix)) != 0) {
+		if (!(line = strchr(line, '\n')))
+			return NULL;
+		line++;
+	}
+	snprintf(buf, len, "%.*s", (int)strcspn(line, "\n"), line);
+	return buf;
 }
 
 static void test_unit_fills_every_field(void **state)

@@ -5,6 +5,9 @@
 #   make deps       install the Debian packages the build, tests and demo need
 #   make demo       deps + build + collect the bundled workload for a few seconds
 #   make test       deps + build + the whole suite (unit, ASan/UBSan, fuzz smoke, e2e)
+#   make install    the binary, topdown(1), bash completion, the agent's unit
+#                   template and the license under DESTDIR/PREFIX (/usr/local)
+#   make deb        build/topdown_VERSION_ARCH.deb (packaging/deb/build.sh)
 
 ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 OUT ?= build
@@ -14,6 +17,14 @@ BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
 
 PKGS := libbpf jansson sqlite3 libpq
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+LICENSEDIR ?= $(DATADIR)/doc/topdown
+INSTALL ?= install
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE $(SANITIZE_FLAGS)
@@ -44,9 +55,9 @@ WORKLOAD := $(OUT)/td-workload
 DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 	libpfm4-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev \
 	pkg-config make gcc libclang-rt-14-dev valgrind linux-perf \
-	postgresql sqlite3 procps
+	postgresql sqlite3 procps systemd rpm groff-base
 
-.PHONY: all deps demo test unit-tests fuzz bench-tools bench-kb clean
+.PHONY: all deps demo test unit-tests fuzz bench-tools bench-kb install deb clean
 .SECONDARY:
 all: $(OUT)/topdown $(WORKLOAD)
 
@@ -144,10 +155,22 @@ test: deps
 	@$(MAKE) --no-print-directory OUT=$(OUT)/asan SANITIZE=1 all unit-tests
 	./tests/run.sh $(OUT)
 
+install: $(OUT)/topdown
+	$(INSTALL) -D -m 0755 $(OUT)/topdown $(DESTDIR)$(BINDIR)/topdown
+	$(INSTALL) -D -m 0644 packaging/topdown.1 $(DESTDIR)$(MANDIR)/man1/topdown.1
+	$(INSTALL) -D -m 0644 packaging/topdown.bash-completion $(DESTDIR)$(BASHCOMPDIR)/topdown
+	$(INSTALL) -D -m 0644 packaging/topdown-agent.service.in \
+		$(DESTDIR)$(DATADIR)/topdown/topdown-agent.service.in
+	$(INSTALL) -D -m 0644 LICENSE $(DESTDIR)$(LICENSEDIR)/LICENSE
+
+deb: $(OUT)/topdown
+	packaging/deb/build.sh $(OUT)
+
 clean:
 	rm -rf $(OUT)
 
 # Modules that need build rules of their own keep them beside their code.
 -include kb/kb.mk
+-include packaging/packaging.mk
 
 -include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole suite: every cmocka test binary (plain build, then the
-# ASan+UBSan build), the unit tests again under valgrind, and a short run
-# of every fuzz target. The last line is the summary: "N passed, N failed, N skipped".
+# ASan+UBSan build), the unit tests again under valgrind, a short run of
+# every fuzz target, the MCP clients, and the documentation and packaging
+# checks. The last line is the summary: "N passed, N failed, N skipped".
 #
 # usage: tests/run.sh [BUILD_DIR]     (run from the project root; make test does)
 set -u
@@ -30,6 +31,21 @@ run_binary() { # label, command...
 		failed=$((failed + 1))
 	fi
 	[ $rc -ne 0 ] && failures+=("$label")
+	rm -f "$log"
+}
+
+# A shell check: exit 0 passes, 77 skips (its last line says why), else fails.
+run_check() { # label, command...
+	local label=$1 log rc
+	shift
+	log=$(mktemp)
+	"$@" >"$log" 2>&1
+	rc=$?
+	case $rc in
+	0) echo "[       OK ] $label: $(tail -1 "$log")"; passed=$((passed + 1)) ;;
+	77) echo "[  SKIPPED ] $label: $(tail -1 "$log")"; skipped=$((skipped + 1)) ;;
+	*) cat "$log"; echo "[  FAILED  ] $label"; failed=$((failed + 1)); failures+=("$label") ;;
+	esac
 	rm -f "$log"
 }
 
@@ -93,6 +109,13 @@ else
 	fi
 fi
 rm -f "$mcp_log"
+
+echo "== documentation and packaging"
+run_check "man page" tests/check_cli_docs.sh man
+run_check "bash completion" tests/check_cli_docs.sh completion
+run_check "make install" tests/check_packaging.sh install "$out"
+run_check "deb package" tests/check_packaging.sh deb "$out"
+run_check "rpm spec" tests/check_packaging.sh rpm "$out"
 
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
 echo "$passed passed, $failed failed, $skipped skipped"

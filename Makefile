@@ -4,7 +4,12 @@
 #   make            build build/topdown
 #   make deps       install the Debian packages the build, tests and demo need
 #   make demo       deps + build + collect the bundled workload for a few seconds
-#   make test       deps + build + the whole suite (unit, ASan/UBSan, fuzz smoke, e2e)
+#   make test       deps + build + the whole suite (unit, ASan/UBSan, fuzz smoke, e2e,
+#                   packaging checks, arm64 unit tests under qemu)
+#   make test-arm64 deps + the arm64 cross build + its unit tests under qemu (cross/arm64.mk)
+#   make install    the binary, topdown(1), bash completion, the agent's unit
+#                   template and the license under DESTDIR/PREFIX (/usr/local)
+#   make deb        build/topdown_VERSION_ARCH.deb (packaging/deb/build.sh)
 
 ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 OUT ?= build
@@ -14,6 +19,14 @@ BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
 
 PKGS := libbpf jansson sqlite3 libpq
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+LICENSEDIR ?= $(DATADIR)/doc/topdown
+INSTALL ?= install
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE $(SANITIZE_FLAGS)
@@ -44,21 +57,34 @@ WORKLOAD := $(OUT)/td-workload
 DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 	libpfm4-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev \
 	pkg-config make gcc libclang-rt-14-dev valgrind linux-perf \
-	postgresql sqlite3 procps
+	postgresql sqlite3 procps systemd rpm groff-base
+# Foreign architectures apt must know, and the cross builds make test
+# runs: cross/arm64.mk adds them. The cross builds fetch their libraries
+# into a sysroot (cross/sysroot.sh); nothing of those is installed.
+DEB_ARCHS :=
+CROSS_BUILDS :=
 
-.PHONY: all deps demo test unit-tests fuzz bench-tools bench-kb clean
+.PHONY: all deps demo test unit-tests fuzz bench-tools bench-kb install deb clean
 .SECONDARY:
 all: $(OUT)/topdown $(WORKLOAD)
 
-# Idempotent: apt-get runs only when a package is missing.
+# Idempotent: apt-get runs only when a package is missing, or when apt
+# has no package lists yet for a foreign architecture.
 deps:
+	@for arch in $(DEB_ARCHS); do \
+		dpkg --print-foreign-architectures | grep -qx $$arch || dpkg --add-architecture $$arch; \
+	done
 	@missing=$$(for p in $(DEB_PACKAGES); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
 	done); \
-	if [ -n "$$missing" ]; then \
-		echo "installing:" $$missing; \
+	unlisted=$$(for arch in $(DEB_ARCHS); do \
+		apt-cache show libc6:$$arch >/dev/null 2>&1 || echo $$arch; \
+	done); \
+	if [ -n "$$missing$$unlisted" ]; then \
+		echo "installing:" $$missing $${unlisted:+"(and the package lists of $$unlisted)"}; \
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+		{ [ -z "$$missing" ] || DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq --no-install-recommends $$missing; }; \
 	fi
 
 $(OUT)/topdown: $(OUT)/obj/user/main.o $(LIB)
@@ -140,14 +166,27 @@ demo: deps
 	./tests/demo.sh $(OUT)
 
 test: deps
-	@$(MAKE) --no-print-directory all unit-tests fuzz
+	@$(MAKE) --no-print-directory all unit-tests fuzz $(CROSS_BUILDS)
 	@$(MAKE) --no-print-directory OUT=$(OUT)/asan SANITIZE=1 all unit-tests
-	./tests/run.sh $(OUT)
+	QEMU_AARCH64=$(QEMU_AARCH64) ./tests/run.sh $(OUT)
+
+install: $(OUT)/topdown
+	$(INSTALL) -D -m 0755 $(OUT)/topdown $(DESTDIR)$(BINDIR)/topdown
+	$(INSTALL) -D -m 0644 packaging/topdown.1 $(DESTDIR)$(MANDIR)/man1/topdown.1
+	$(INSTALL) -D -m 0644 packaging/topdown.bash-completion $(DESTDIR)$(BASHCOMPDIR)/topdown
+	$(INSTALL) -D -m 0644 packaging/topdown-agent.service.in \
+		$(DESTDIR)$(DATADIR)/topdown/topdown-agent.service.in
+	$(INSTALL) -D -m 0644 LICENSE $(DESTDIR)$(LICENSEDIR)/LICENSE
+
+deb: $(OUT)/topdown
+	packaging/deb/build.sh $(OUT)
 
 clean:
 	rm -rf $(OUT)
 
 # Modules that need build rules of their own keep them beside their code.
 -include kb/kb.mk
+-include packaging/packaging.mk
+-include cross/arm64.mk
 
 -include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * kb: turns the parsed definitions into ready-to-evaluate models.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kb: the Top-Down definitions of every supported microarchitecture.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * kb_detect: which model describes this CPU, and the values of the '#'
  * constants on this host.

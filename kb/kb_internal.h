@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kb_internal: the private side of a parsed knowledge base, shared by the
  * parser (kb_parse.c), the builder and lookups (kb.c) and CPU detection

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * kb_parse: the syntax of the definition files under kb/defs/.
  *

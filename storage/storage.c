@@ -57,6 +57,11 @@ struct td_store *td_store_open_failed(int ret)
 	return NULL;
 }
 
+int td_store_backend_check(const char *name, char *err, size_t errlen)
+{
+	return find_backend(name, err, errlen) ? 0 : -EINVAL;
+}
+
 void td_store_close(struct td_store *store)
 {
 	if (store)

@@ -43,6 +43,10 @@ int td_store_default_path(const char *flag_path, char *buf, size_t len,
  * (ENOENT or EACCES for a SQLite file, EIO, EPROTO for a newer schema).
  */
 struct td_store *td_store_open(const struct td_store_config *cfg, char *err, size_t errlen);
+
+/* 0 when name is a backend td_store_open knows, else -EINVAL with err
+ * listing the known ones. */
+int td_store_backend_check(const char *name, char *err, size_t errlen);
 void td_store_close(struct td_store *store);
 
 /*

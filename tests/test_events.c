@@ -2,9 +2,9 @@
 /*
  * Event resolution. Expected encodings come from sources outside
  * user/events.c: the perf_event_open(2) ABI numbers, hand-computed bit
- * placements for the fake sysfs in tests/data/sysfs, Intel's published
+ * placements for the fake sysfs in tests/data/sysfs, the vendors' published
  * encodings cross-checked between sysfs aliases and libpfm4 (forced to
- * Sapphire Rapids below), and this host's own /sys.
+ * one CPU below), and this host's own /sys.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -21,6 +21,24 @@
 
 #define FAKE_SYSFS "tests/data/sysfs"
 #define SPR_SYSFS "tests/data/hosts/intel-spr/sys"
+#define N1_SYSFS "tests/data/hosts/neoverse-n1/sys"
+
+/*
+ * A libpfm4 build knows the CPUs of its own architecture only, so the
+ * libpfm4 cases are forced to Sapphire Rapids in an x86 build and to
+ * Neoverse V2 in an arm64 one, with a branch-miss event of that CPU.
+ */
+#if defined(__aarch64__)
+#define LIBPFM_PMU "arm_v2"
+/* Arm ARM, common PMU event numbers: BR_MIS_PRED_RETIRED is 0x22. */
+#define BRANCH_MISSES "BR_MIS_PRED_RETIRED"
+#define BRANCH_MISSES_CONFIG 0x22
+#else
+#define LIBPFM_PMU "spr"
+/* Intel SDM: BR_MISP_RETIRED.ALL_BRANCHES is event 0xc5, umask 0x00. */
+#define BRANCH_MISSES "BR_MISP_RETIRED.ALL_BRANCHES"
+#define BRANCH_MISSES_CONFIG 0xc5
+#endif
 
 /* perf_event_open(2) ABI values, written out rather than taken from a header. */
 enum { TYPE_HARDWARE = 0, TYPE_SOFTWARE = 1, TYPE_RAW = 4 };
@@ -64,7 +82,7 @@ static void *resolve_in_thread(void *arg)
 	struct td_event *ev = arg;
 	char err[512];
 
-	return (void *)(intptr_t)td_event_resolve("BR_MISP_RETIRED.ALL_BRANCHES", ev, err, sizeof(err));
+	return (void *)(intptr_t)td_event_resolve(BRANCH_MISSES, ev, err, sizeof(err));
 }
 
 static void test_libpfm_first_use_from_threads(void **state)
@@ -80,9 +98,8 @@ static void test_libpfm_first_use_from_threads(void **state)
 
 		assert_int_equal(pthread_join(threads[i], &rc), 0);
 		assert_int_equal((intptr_t)rc, 0);
-		/* Intel SDM: BR_MISP_RETIRED.ALL_BRANCHES is event 0xc5, umask 0x00. */
 		assert_int_equal(evs[i].type, TYPE_RAW);
-		assert_int_equal(evs[i].config, 0xc5);
+		assert_int_equal(evs[i].config, BRANCH_MISSES_CONFIG);
 	}
 }
 
@@ -198,14 +215,29 @@ static void test_pmu_event_errors(void **state)
 }
 
 /*
- * The same Intel events written three ways must agree: a sysfs alias or
- * term list from the Sapphire Rapids snapshot, and libpfm4's own tables.
+ * The same event written two ways must agree: a sysfs alias, a term list
+ * or a raw code from a recorded host, and libpfm4's own tables.
  */
-static void expect_same(const char *a, const char *b)
+static void expect_same(const char *sysfs_root, const char *a, const char *b)
 {
-	struct td_event ea = resolve_ok(SPR_SYSFS, a), eb = resolve_ok(SPR_SYSFS, b);
+	struct td_event ea = resolve_ok(sysfs_root, a), eb = resolve_ok(sysfs_root, b);
 
 	assert_int_equal(ea.type, eb.type);
+	assert_int_equal(ea.config, eb.config);
+	assert_int_equal(ea.config1, eb.config1);
+	assert_int_equal(ea.config2, eb.config2);
+}
+
+#if defined(__aarch64__)
+/*
+ * libpfm4 encodes Arm events as raw codes (type 4), which the kernel's
+ * armv8_pmuv3 PMU takes as its own; its sysfs aliases carry the PMU's
+ * dynamic type instead, so against them only the encoding must agree.
+ */
+static void expect_same_config(const char *sysfs_root, const char *a, const char *b)
+{
+	struct td_event ea = resolve_ok(sysfs_root, a), eb = resolve_ok(sysfs_root, b);
+
 	assert_int_equal(ea.config, eb.config);
 	assert_int_equal(ea.config1, eb.config1);
 	assert_int_equal(ea.config2, eb.config2);
@@ -214,11 +246,25 @@ static void expect_same(const char *a, const char *b)
 static void test_libpfm_agrees_with_sysfs(void **state)
 {
 	(void)state;
-	expect_same("TOPDOWN.SLOTS", "cpu/slots/");
-	expect_same("INST_RETIRED.ANY_P", "cpu/event=0xc0,umask=0x00/");
-	expect_same("MEM_TRANS_RETIRED.LOAD_LATENCY:ldlat=3", "cpu/event=0xcd,umask=0x1,ldlat=3/");
-	expect_same("spr::BR_MISP_RETIRED.ALL_BRANCHES", "rc5");
+	/* Arm ARM, common PMU event numbers. */
+	expect_same(N1_SYSFS, "INST_RETIRED", "r8");
+	expect_same(N1_SYSFS, "CPU_CYCLES", "r11");
+	expect_same(N1_SYSFS, "STALL_FRONTEND", "r23");
+	expect_same(N1_SYSFS, "arm_v2::BR_MIS_PRED_RETIRED:k", "r22");
+	/* The aliases of the Neoverse N1 snapshot. */
+	expect_same_config(N1_SYSFS, "INST_RETIRED", "armv8_pmuv3_0/inst_retired/");
+	expect_same_config(N1_SYSFS, "CPU_CYCLES", "armv8_pmuv3_0/cpu_cycles/");
 }
+#else
+static void test_libpfm_agrees_with_sysfs(void **state)
+{
+	(void)state;
+	expect_same(SPR_SYSFS, "TOPDOWN.SLOTS", "cpu/slots/");
+	expect_same(SPR_SYSFS, "INST_RETIRED.ANY_P", "cpu/event=0xc0,umask=0x00/");
+	expect_same(SPR_SYSFS, "MEM_TRANS_RETIRED.LOAD_LATENCY:ldlat=3", "cpu/event=0xcd,umask=0x1,ldlat=3/");
+	expect_same(SPR_SYSFS, "spr::BR_MISP_RETIRED.ALL_BRANCHES", "rc5");
+}
+#endif
 
 static void test_libpfm_errors(void **state)
 {
@@ -228,8 +274,14 @@ static void test_libpfm_errors(void **state)
 	expect_error(FAKE_SYSFS, "bogus_event", -ENOENT,
 		     "(software events such as task-clock work on any host; `perf list` shows this host's events)");
 	expect_error(FAKE_SYSFS, "INST_RETIRED.NOSUCH", -EINVAL, "bad event 'INST_RETIRED.NOSUCH': libpfm4 says");
+#if defined(__aarch64__)
+	/* Arm events take no counter mask, and :u is a flag. */
+	expect_error(FAKE_SYSFS, "INST_RETIRED:c=999", -EINVAL, "check its unit masks and modifiers");
+	expect_error(FAKE_SYSFS, "INST_RETIRED:u=2", -EINVAL, "libpfm4 says");
+#else
 	expect_error(FAKE_SYSFS, "INST_RETIRED.ANY_P:c=999", -EINVAL, "check its unit masks and modifiers");
 	expect_error(FAKE_SYSFS, "OFFCORE_RESPONSE_0", -EINVAL, "libpfm4 says");
+#endif
 }
 
 static void test_name_errors(void **state)
@@ -353,8 +405,8 @@ static void test_list_errors(void **state)
 
 int main(void)
 {
-	/* Encode libpfm4 events for Sapphire Rapids whatever this host is. */
-	setenv("LIBPFM_FORCE_PMU", "spr", 1);
+	/* Encode libpfm4 events for one CPU whatever this host is. */
+	setenv("LIBPFM_FORCE_PMU", LIBPFM_PMU, 1);
 
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_libpfm_first_use_from_threads),

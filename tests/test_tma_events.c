@@ -29,6 +29,7 @@
 #include "tma_events.h"
 
 #define HOSTS "tests/data/hosts"
+#define NEOVERSE "tests/data/neoverse"
 
 static const struct td_kb *kb;
 
@@ -589,6 +590,85 @@ static void test_choose_model(void **state)
 	assert_true(err[0] != '\0');
 }
 
+/*
+ * The Neoverse trees of tests/data/neoverse (see its README): from
+ * cpuinfo and MIDR to the kb model, from the PMU's sysfs to the setup,
+ * and the slot width the formulas get. Expected values are Arm's: part
+ * numbers and the slot widths of its telemetry data.
+ */
+static void test_neoverse_hosts(void **state)
+{
+	static const struct {
+		const char *dir, *cpu_name, *model;
+		unsigned part, revision;
+		uint32_t pmu_type;
+		unsigned caps_slots; /* what caps/slots says; 0 on N1, which has no PMMIR_EL1 */
+		unsigned slots;      /* the width the formulas are evaluated with */
+	} hosts[] = {
+		{ "n1", "Neoverse-N1", "neoverse-n1", 0xd0c, 1, 8, 0, 5 },
+		{ "v1", "Neoverse-V1", "neoverse-v1", 0xd40, 1, 9, 8, 8 },
+		{ "n2", "Neoverse-N2", "neoverse-n2-r0p3", 0xd49, 3, 10, 5, 5 },
+		{ "v2", "Neoverse-V2", "neoverse-v2", 0xd4f, 1, 11, 8, 8 },
+		{ "v3", "Neoverse-V3", "neoverse-v3", 0xd84, 1, 12, 10, 10 },
+	};
+	struct td_tma_setup *s = malloc(sizeof(*s));
+
+	(void)state;
+	for (size_t h = 0; h < sizeof(hosts) / sizeof(hosts[0]); h++) {
+		const struct td_model *model = NULL;
+		struct td_cpuinfo cpu;
+		char root[64], err[512] = "";
+		int idx[TD_MAX_EVENTS];
+		double *values;
+		bool has_slots_constant = false;
+
+		snprintf(root, sizeof(root), NEOVERSE "/%s", hosts[h].dir);
+		if (td_cpuinfo_read(root, &cpu, err, sizeof(err)))
+			fail_msg("%s: %s", root, err);
+		assert_string_equal(cpu.vendor, "ARM");
+		assert_string_equal(cpu.model_name, hosts[h].cpu_name);
+		assert_int_equal(cpu.part, hosts[h].part);
+		assert_int_equal(cpu.revision, hosts[h].revision);
+		assert_false(cpu.smt_on);
+		assert_int_equal(cpu.online_cpus, 2);
+
+		if (td_tma_choose_model(kb, NULL, &cpu, &model, err, sizeof(err)))
+			fail_msg("%s: %s", root, err);
+		assert_string_equal(model->name, hosts[h].model);
+
+		if (td_tma_setup(model, 1, root, &cpu, s, err, sizeof(err)))
+			fail_msg("%s: %s", root, err);
+		assert_ptr_equal(s->model, model);
+		assert_string_equal(s->pmu, "armv8_pmuv3_0");
+		assert_string_equal(s->pmu_cpus, "0-1");
+		assert_int_equal(s->budget.gp_counters, model->gp_counters_smt_off);
+		assert_int_equal(s->nr_events, td_model_events_for(model, td_level_mask(1, false), idx, TD_MAX_EVENTS));
+		for (size_t e = 0; e < s->nr_events; e++) {
+			assert_int_equal(s->events[e].type, hosts[h].pmu_type);
+			assert_string_equal(s->events[e].name, model->events[idx[e]].name);
+		}
+		check_attrs(s);
+		check_engine_accepts(s);
+
+		/* The slot width: caps/slots where the PMU reports one, else the model's. */
+		assert_int_equal(s->facts.slots_per_cycle, hosts[h].caps_slots);
+		values = calloc(model->n_events + model->n_constants, sizeof(*values));
+		assert_non_null(values);
+		td_model_set_constants(model, &s->facts, values);
+		for (size_t c = 0; c < model->n_constants; c++) {
+			if (strcmp(model->constants[c], "#slots") == 0) {
+				assert_int_equal(values[model->n_events + c], hosts[h].slots);
+				has_slots_constant = true;
+			}
+		}
+		free(values);
+		/* N1's level 1 is cycle-based: no formula takes the slot width. */
+		assert_int_equal(has_slots_constant, strcmp(hosts[h].dir, "n1") != 0);
+		assert_int_equal(model->slots_per_cycle, hosts[h].slots);
+	}
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -605,6 +685,7 @@ int main(void)
 		cmocka_unit_test(test_host_pmu_binding),
 		cmocka_unit_test(test_setup_errors),
 		cmocka_unit_test(test_choose_model),
+		cmocka_unit_test(test_neoverse_hosts),
 	};
 
 	return cmocka_run_group_tests(tests, load_kb, NULL);

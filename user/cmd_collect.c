@@ -143,8 +143,8 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 	}
 	if (targets != 1)
 		return usage_error("name exactly one target: --process NAME, --pid PID or --system-wide");
-	if (a->process && (!a->process[0] || strchr(a->process, '/')))
-		return usage_error("--process takes a process name (its comm or executable basename), not a path");
+	if (a->process && td_proc_name_check(a->process, err, sizeof(err)))
+		return usage_error(err);
 	if (a->events_given && (a->level_given || a->cpu_model))
 		return usage_error("--events replaces the Top-Down counters that --level and --cpu-model choose: give one or the other");
 	if (a->cpu_model && check_cpu_model(a->cpu_model, err, sizeof(err)))

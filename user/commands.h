@@ -17,5 +17,7 @@ int td_cmd_gc(int argc, char **argv);
 int td_cmd_export(int argc, char **argv);
 int td_cmd_import(int argc, char **argv);
 int td_cmd_mcp_serve(int argc, char **argv);
+int td_cmd_install_service(int argc, char **argv);
+int td_cmd_uninstall_service(int argc, char **argv);
 
 #endif

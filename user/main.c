@@ -31,6 +31,8 @@ static const struct command {
 	{ "import", td_cmd_import, "read perf stat counts, compute the Top-Down tree, store a labeled run" },
 	{ "explain", td_cmd_explain, "what a Top-Down metric means and what to do about it" },
 	{ "mcp-serve", td_cmd_mcp_serve, "serve the stored runs to AI assistants over MCP (stdio)" },
+	{ "install-service", td_cmd_install_service, "run `topdown agent` under systemd: write, enable its unit" },
+	{ "uninstall-service", td_cmd_uninstall_service, "disable and remove the agent's systemd unit" },
 	{ "version", cmd_version, "print the version" },
 };
 
@@ -38,7 +40,7 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: topdown COMMAND [OPTIONS]   (topdown COMMAND --help for its options)\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-17s %s\n", commands[i].name, commands[i].summary);
 }
 
 int main(int argc, char **argv)

@@ -16,6 +16,16 @@
 
 #define DELETED_SUFFIX " (deleted)"
 
+int td_proc_name_check(const char *name, char *err, size_t errlen)
+{
+	if (!name[0] || strchr(name, '/')) {
+		snprintf(err, errlen, "--process takes a process name (its comm or executable "
+			 "basename), not a path");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int td_proc_comm(const char *proc_root, pid_t pid, char *buf, size_t len)
 {
 	char path[PATH_MAX];

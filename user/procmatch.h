@@ -14,6 +14,12 @@
 #include <sys/types.h>
 
 /*
+ * A --process value: a name as ps shows it (a comm or an executable's
+ * basename), neither empty nor a path. 0, or -EINVAL with err.
+ */
+int td_proc_name_check(const char *name, char *err, size_t errlen);
+
+/*
  * The pids (numeric entries of proc_root) matching name, ascending,
  * except exclude_pid (topdown itself; 0 excludes nothing). *pids is
  * malloc'd for the caller to free, NULL when *count is 0. 0, -EINVAL for

@@ -58,32 +58,46 @@ static struct td_store *failed(int ret)
 	return NULL;
 }
 
+int td_store_flags_backend(const struct td_store_flags *flags, const char *db_flag,
+			   const char **backend, char *err, size_t errlen)
+{
+	const char *name = flags->backend;
+
+	if (!name)
+		name = env("TOPDOWN_BACKEND");
+	if (!name)
+		name = flags->dsn ? "postgresql" : "sqlite";
+	if (td_store_backend_check(name, err, errlen))
+		return -EINVAL;
+	if (strcmp(name, "sqlite") == 0 && flags->dsn) {
+		snprintf(err, errlen, "--dsn names a PostgreSQL server; pass --backend "
+			 "postgresql with it, or --db PATH for a SQLite file");
+		return -EINVAL;
+	}
+	if (strcmp(name, "sqlite") != 0 && db_flag) {
+		snprintf(err, errlen, "--db names a SQLite file but the backend is %s; pass --dsn "
+			 "for a PostgreSQL server, or --backend sqlite", name);
+		return -EINVAL;
+	}
+	*backend = name;
+	return 0;
+}
+
 struct td_store *td_store_open_flags(const struct td_store_flags *flags, const char *db_flag,
 				     char *where, size_t wherelen, char *err, size_t errlen)
 {
-	struct td_store_config cfg = { .backend = flags->backend };
+	struct td_store_config cfg = { 0 };
 	char path[PATH_MAX];
 	struct td_store *store;
 	int ret;
 
-	if (!cfg.backend)
-		cfg.backend = env("TOPDOWN_BACKEND");
-	if (!cfg.backend)
-		cfg.backend = flags->dsn ? "postgresql" : "sqlite";
+	if (td_store_flags_backend(flags, db_flag, &cfg.backend, err, errlen))
+		return failed(-EINVAL);
 	if (strcmp(cfg.backend, "sqlite") == 0) {
-		if (flags->dsn) {
-			snprintf(err, errlen, "--dsn names a PostgreSQL server; pass --backend "
-				 "postgresql with it, or --db PATH for a SQLite file");
-			return failed(-EINVAL);
-		}
 		ret = td_store_default_path(db_flag, path, sizeof(path), err, errlen);
 		if (ret < 0)
 			return failed(ret);
 		cfg.path = path;
-	} else if (db_flag) {
-		snprintf(err, errlen, "--db names a SQLite file but the backend is %s; pass --dsn "
-			 "for a PostgreSQL server, or --backend sqlite", cfg.backend);
-		return failed(-EINVAL);
 	} else {
 		cfg.dsn = flags->dsn ? flags->dsn : env("TOPDOWN_DSN");
 	}

@@ -26,8 +26,16 @@ struct td_store_flags {
 void td_store_flags_take(int *argc, char **argv, struct td_store_flags *flags);
 
 /*
- * Opens the store. The backend: --backend, else $TOPDOWN_BACKEND, else
- * postgresql when --dsn was given, else sqlite. SQLite opens db_flag (--db)
+ * The backend a command uses: --backend, else $TOPDOWN_BACKEND, else
+ * postgresql when --dsn was given, else sqlite; checked to be known and
+ * to agree with --dsn and db_flag (--db, SQLite only). 0, or -EINVAL
+ * with err.
+ */
+int td_store_flags_backend(const struct td_store_flags *flags, const char *db_flag,
+			   const char **backend, char *err, size_t errlen);
+
+/*
+ * Opens the store of td_store_flags_backend. SQLite opens db_flag (--db)
  * or td_store_default_path(); PostgreSQL connects to --dsn, else
  * $TOPDOWN_DSN. where (NULL: not wanted) receives td_store_location().
  * NULL with err and errno on failure, as td_store_open(); EINVAL also for

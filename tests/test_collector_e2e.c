@@ -6,6 +6,7 @@
  * CAP_PERFMON) and kernel BTF, and SKIP visibly without them.
  */
 #include <errno.h>
+#include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <math.h>
@@ -796,6 +797,68 @@ static void test_bpf_run_time_is_measured(void **state)
 	td_collector_free(c);
 }
 
+/* Drops CAP_SYS_ADMIN from this process's effective set (root keeps CAP_BPF, CAP_PERFMON). */
+static void drop_sys_admin(void)
+{
+	struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2];
+
+	assert_int_equal(syscall(SYS_capget, &header, data), 0);
+	data[CAP_SYS_ADMIN / 32].effective &= ~(1u << (CAP_SYS_ADMIN % 32));
+	assert_int_equal(syscall(SYS_capset, &header, data), 0);
+}
+
+static bool bpf_stats_sysctl(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
+	int on = 0;
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%d", &on), 1);
+	fclose(f);
+	return on;
+}
+
+/*
+ * Without CAP_SYS_ADMIN the kernel will not start timing BPF programs
+ * for us: the collector still runs, and asking for the run time says why
+ * it has none (unless someone set kernel.bpf_stats_enabled meanwhile).
+ */
+static void test_bpf_run_time_without_sys_admin(void **state)
+{
+	pid_t child;
+	int status;
+
+	(void)state;
+	e2e_require_bpf();
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		pid_t self = getpid();
+		struct td_collector_opts opts = { .pids = &self, .nr_pids = 1, .events = &task_clock, .nr_events = 1,
+						  .bpf_stats = true };
+		struct td_collector *c;
+		uint64_t run_ns;
+		char err[512] = "";
+		int ret;
+
+		drop_sys_admin();
+		c = td_collector_new(&opts, err, sizeof(err));
+		if (!c) {
+			print_message("  collector without CAP_SYS_ADMIN: %s\n", err);
+			_exit(2);
+		}
+		ret = td_collector_bpf_run_ns(c, &run_ns, err, sizeof(err));
+		print_message("  without CAP_SYS_ADMIN: %d %s\n", ret, err);
+		if (bpf_stats_sysctl())
+			_exit(ret == 0 ? 0 : 3);
+		_exit(ret == -EOPNOTSUPP && strstr(err, "needs CAP_SYS_ADMIN") ? 0 : 4);
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* Waiting for a name no process has yet; following it once one starts (exec). */
 static void test_absent_name_is_waited_for(void **state)
 {
@@ -849,6 +912,7 @@ int main(void)
 		cmocka_unit_test(test_pause_charges_nothing),
 		cmocka_unit_test(test_lost_threads_are_counted_exactly),
 		cmocka_unit_test(test_bpf_run_time_is_measured),
+		cmocka_unit_test(test_bpf_run_time_without_sys_admin),
 		cmocka_unit_test(test_absent_name_is_waited_for),
 	};
 

@@ -23,7 +23,9 @@
  *
  * Self-accounting, on every run of the window (labels):
  *   agent.cpu_ms       the agent's user+sys CPU time in the window
- *   agent.bpf_ms       the BPF programs' run time in the window (bpf_stats)
+ *   agent.bpf_ms       the BPF programs' run time in the window (bpf_stats; left
+ *                      out, and out of the overhead, when the kernel cannot
+ *                      time them: that needs CAP_SYS_ADMIN or kernel.bpf_stats_enabled)
  *   agent.overhead_pct (agent.cpu_ms + agent.bpf_ms) / (window wall time x online CPUs) x 100
  *   agent.duty         counted time / window time, 0..1
  *   agent.duty_limit   "max-overhead" when --max-overhead shortened the counted time
@@ -95,6 +97,7 @@ struct agent {
 	int64_t counted_ns;     /* this window's counting time: --duration, or less under --max-overhead */
 	bool paused;
 	bool store_reachable;   /* at the last write, as the log last said */
+	bool bpf_timed;         /* the kernel times the BPF programs (td_collector_bpf_run_ns) */
 	uint64_t lost_threads;  /* the collector's count at the last window's end */
 	uint64_t cpu_ns, bpf_ns; /* the agent's and the programs' time at the last window's end */
 	struct td_agent_health health;
@@ -199,10 +202,8 @@ static int parse_percent(const char *text, double *out, char *err, size_t errlen
 
 static int add_process_name(struct agent_args *a, const char *name, char *err, size_t errlen)
 {
-	if (!name[0] || strchr(name, '/')) {
-		snprintf(err, errlen, "--process takes a process name (its comm or executable basename), not '%s'", name);
+	if (td_proc_name_check(name, err, errlen))
 		return -EINVAL;
-	}
 	if (a->nr_process_names == TD_MAX_TARGET_COMMS) {
 		snprintf(err, errlen, "more than %d --process names; follow fewer, or use --system-wide",
 			 TD_MAX_TARGET_COMMS);
@@ -343,6 +344,7 @@ static uint64_t agent_cpu_ns(void)
 /* One window's cost, as the runs' labels and the health report give it. */
 struct window_cost {
 	double cpu_ms, bpf_ms, overhead_pct, duty;
+	bool bpf_timed; /* else bpf_ms is 0, unknown */
 	bool duty_limited;
 };
 
@@ -350,11 +352,12 @@ static int measure_cost(struct agent *agent, int64_t wall_ns, int64_t counted_ns
 			char *err, size_t errlen)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t cpu = agent_cpu_ns(), bpf;
-	int ret = td_collector_bpf_run_ns(agent->collector, &bpf, err, errlen);
+	uint64_t cpu = agent_cpu_ns(), bpf = 0;
+	int ret = agent->bpf_timed ? td_collector_bpf_run_ns(agent->collector, &bpf, err, errlen) : 0;
 
 	if (ret)
 		return ret;
+	cost->bpf_timed = agent->bpf_timed;
 	cost->cpu_ms = (cpu - agent->cpu_ns) / 1e6;
 	cost->bpf_ms = (bpf - agent->bpf_ns) / 1e6;
 	cost->overhead_pct = wall_ns > 0 ? 100.0 * (cost->cpu_ms + cost->bpf_ms) * 1e6 / ((double)wall_ns * (cpus > 0 ? cpus : 1)) : 0;
@@ -508,7 +511,7 @@ static int cost_labels(const struct window_cost *cost, struct td_labels *labels)
 {
 	int ret = set_label_number(labels, "agent.cpu_ms", "%.3f", cost->cpu_ms);
 
-	if (!ret)
+	if (!ret && cost->bpf_timed)
 		ret = set_label_number(labels, "agent.bpf_ms", "%.3f", cost->bpf_ms);
 	if (!ret)
 		ret = set_label_number(labels, "agent.overhead_pct", "%.4f", cost->overhead_pct);
@@ -838,7 +841,14 @@ static int prepare(struct agent *agent, const struct agent_args *a, char *err, s
 	if (!(agent->collector = td_collector_new(&opts, err, errlen)))
 		return -EINVAL;
 	agent->cpu_ns = agent_cpu_ns();
-	return td_collector_bpf_run_ns(agent->collector, &agent->bpf_ns, err, errlen);
+	ret = td_collector_bpf_run_ns(agent->collector, &agent->bpf_ns, err, errlen);
+	agent->bpf_timed = !ret;
+	if (ret == -EOPNOTSUPP) { /* the agent's own time is still measured */
+		agent_log(agent, "%s; runs of this agent carry no agent.bpf_ms", err);
+		err[0] = '\0';
+		ret = 0;
+	}
+	return ret;
 }
 
 static void agent_release(struct agent *agent)

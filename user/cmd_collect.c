@@ -32,6 +32,7 @@
 #include "events.h"
 #include "labels.h"
 #include "parse.h"
+#include "procmatch.h"
 #include "render.h"
 #include "run.h"
 #include "storage.h"

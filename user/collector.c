@@ -564,11 +564,8 @@ struct td_collector *td_collector_new(const struct td_collector_opts *opts,
 	}
 	if (!ret && (ret = flush_cpus(c))) /* open slices of targets already running */
 		snprintf(err, errlen, "cannot start counting on every CPU: %s", strerror(-ret));
-	if (!ret && opts->bpf_stats && (c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME)) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "the kernel cannot measure BPF run time (%s); it needs 5.8 or newer",
-			 strerror(errno));
-	}
+	if (!ret && opts->bpf_stats) /* without CAP_SYS_ADMIN: td_collector_bpf_run_ns says so */
+		c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (ret) {
 		td_collector_free(c);
 		return NULL;
@@ -881,11 +878,30 @@ uint64_t td_collector_lost_threads(const struct td_collector *c)
 	return c->skel->bss->drops.threads;
 }
 
+/* kernel.bpf_stats_enabled: someone else has the kernel time every BPF program. */
+static bool bpf_stats_sysctl_on(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "re");
+	int on = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &on) != 1)
+			on = 0;
+		fclose(f);
+	}
+	return on;
+}
+
 int td_collector_bpf_run_ns(const struct td_collector *c, uint64_t *run_ns, char *err, size_t errlen)
 {
 	struct bpf_program *prog;
 
 	*run_ns = 0;
+	if (c->stats_fd < 0 && !bpf_stats_sysctl_on()) {
+		snprintf(err, errlen, "the kernel is not timing BPF programs: turning that on needs CAP_SYS_ADMIN "
+			 "(or set kernel.bpf_stats_enabled=1)");
+		return -EOPNOTSUPP;
+	}
 	bpf_object__for_each_program(prog, c->skel->obj) {
 		struct bpf_prog_info info = { 0 };
 		__u32 len = sizeof(info);

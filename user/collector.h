@@ -25,7 +25,7 @@ struct td_collector_opts {
 	const char *const *process_names;
 	size_t nr_process_names;  /* at most TD_MAX_TARGET_COMMS */
 	bool wait_for_targets;    /* no process of a name running yet is fine: it is waited for */
-	bool bpf_stats;           /* turn on the kernel's BPF run-time statistics (td_collector_bpf_run_ns) */
+	bool bpf_stats;           /* try to turn on the kernel's BPF run-time statistics (td_collector_bpf_run_ns) */
 	const struct td_event *events;
 	size_t nr_events;         /* at most TD_MAX_EVENTS */
 	/*
@@ -123,7 +123,9 @@ uint64_t td_collector_lost_threads(const struct td_collector *collector);
 
 /*
  * The time the collector's BPF programs have run since they were loaded,
- * summed (opts.bpf_stats must be set: the kernel counts only while asked to).
+ * summed. The kernel counts only while asked to: opts.bpf_stats asks
+ * (BPF_ENABLE_STATS, which needs CAP_SYS_ADMIN), or kernel.bpf_stats_enabled
+ * is set. -EOPNOTSUPP with err saying so when neither holds.
  */
 int td_collector_bpf_run_ns(const struct td_collector *collector, uint64_t *run_ns,
 			    char *err, size_t errlen);

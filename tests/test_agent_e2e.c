@@ -399,6 +399,125 @@ static void test_thread_churn_loses_nothing_unreported(void **state)
 	done();
 }
 
+/* --- duty cycle --- */
+
+static double label_real(const struct td_run_summary *run, const char *key)
+{
+	const char *value = td_labels_get(&run->labels, key);
+
+	if (!value)
+		fail_msg("run %s has no label %s", run->id, key);
+	return strtod(value, NULL);
+}
+
+/* The spinner's on-CPU time in a stored run. */
+static double spinner_oncpu_ns(const char *run_id)
+{
+	struct td_store_config config = { .path = db_path };
+	struct td_store *store = td_store_open(&config, NULL, 0);
+	struct td_run *run;
+	double oncpu = -1;
+	char err[512];
+
+	assert_non_null(store);
+	if (td_store_read_run(store, run_id, &run, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (size_t i = 0; i < run->nr_threads; i++)
+		if (!strcmp(run->threads[i].comm, "spinner"))
+			oncpu = run->threads[i].oncpu_ns;
+	td_run_free(run);
+	td_store_close(store);
+	return oncpu;
+}
+
+/*
+ * --duration 300ms of every 1 s: the runs say a duty of about 0.3, and
+ * the spinner, which never stops, is charged for the counted part only.
+ */
+static void test_duty_cycle_counts_part_of_each_window(void **state)
+{
+	const char *args[] = { "--process", NULL, "--every", "1s", "--duration", "300ms", "--windows", "3", NULL };
+	struct td_run_summary *runs;
+	size_t count;
+	pid_t worker, agent;
+	int go;
+
+	(void)state;
+	e2e_require_bpf();
+	fresh("duty");
+	args[1] = name;
+	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "10000", "--io-threads", "0", NULL);
+	release(go);
+	agent = agent_start(args);
+	assert_int_equal(agent_wait(agent), 0);
+	kill(worker, SIGTERM);
+	reap(worker);
+
+	runs = list_runs(name, &count);
+	assert_int_equal(count, 3);
+	for (size_t i = 0; i < count; i++) {
+		double duty = label_real(&runs[i], "agent.duty"), oncpu = spinner_oncpu_ns(runs[i].id);
+
+		print_message("  window of %.2f s: duty %.3f, spinner on-CPU %.3f s\n",
+			      (runs[i].ended_ns - runs[i].started_ns) / 1e9, duty, oncpu / 1e9);
+		assert_true(duty >= 0.28 && duty <= 0.45);
+		assert_true(oncpu > 0 && oncpu <= 0.45e9); /* never the whole second */
+		assert_null(td_labels_get(&runs[i].labels, "agent.duty_limit"));
+	}
+	td_run_summaries_free(runs, count);
+	done();
+}
+
+/*
+ * A budget no agent can meet (0.001%): after the first window the agent
+ * counts only the floor (100 ms) of each window, says so once in the
+ * log, and marks those runs.
+ */
+static void test_max_overhead_shortens_the_duty(void **state)
+{
+	const char *args[] = { "--process", NULL, "--every", "500ms", "--max-overhead", "0.001", "--windows", "4",
+			       "--log", log_path, NULL };
+	struct td_run_summary *runs;
+	char log[8192];
+	size_t count;
+	pid_t worker, agent;
+	int go;
+
+	(void)state;
+	e2e_require_bpf();
+	fresh("budget");
+	args[1] = name;
+	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "10000", NULL);
+	release(go);
+	agent = agent_start(args);
+	assert_int_equal(agent_wait(agent), 0);
+	kill(worker, SIGTERM);
+	reap(worker);
+
+	read_log(log, sizeof(log));
+	print_message("%s", log);
+	assert_int_equal(count_in(log, "is over --max-overhead 0.001%: counting 100ms of each window"), 1);
+	runs = list_runs(name, &count); /* newest first */
+	assert_int_equal(count, 4);
+	for (size_t i = 0; i < count; i++) {
+		bool first = i == count - 1;
+		double duty = label_real(&runs[i], "agent.duty");
+
+		print_message("  window %zu: duty %.3f, overhead %s%%, limit %s\n", count - i, duty,
+			      td_labels_get(&runs[i].labels, "agent.overhead_pct"),
+			      td_labels_get(&runs[i].labels, "agent.duty_limit") ?: "none");
+		if (first) {
+			assert_true(duty > 0.9);
+			assert_null(td_labels_get(&runs[i].labels, "agent.duty_limit"));
+		} else {
+			assert_true(duty < 0.4); /* 100 ms of 500, drains included */
+			assert_string_equal(td_labels_get(&runs[i].labels, "agent.duty_limit"), "max-overhead");
+		}
+	}
+	td_run_summaries_free(runs, count);
+	done();
+}
+
 /* --- the database going away and coming back (PostgreSQL) --- */
 
 /*
@@ -583,6 +702,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_sighup_reopens_log),
 		cmocka_unit_test(test_thread_churn_loses_nothing_unreported),
 		cmocka_unit_test(test_rss_flat_over_windows),
+		cmocka_unit_test(test_duty_cycle_counts_part_of_each_window),
+		cmocka_unit_test(test_max_overhead_shortens_the_duty),
 		{ .name = "test_pg_outage_spooled_then_replayed", .test_func = test_pg_outage_spooled_then_replayed,
 		  .setup_func = backend_setup, .teardown_func = pg_test_teardown, .initial_state = (void *)"postgresql" },
 	};

@@ -27,7 +27,7 @@ command -v sqlite3 >/dev/null || { echo "bench: needs sqlite3 (make deps install
 ln -s "$(realpath "$out/td-workload")" "$work/td-bench-agt"
 
 # median of the numbers on stdin
-median() { sort -g | awk '{v[NR] = $1} END { if (NR == 0) print "n/a"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() { sort -g | awk '{v[NR] = $1} END { if (NR == 0) print "n/a"; else printf "%.3g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # label KEY DB: that label of every run, one per line
 label() { sqlite3 "$2" "SELECT json_extract(labels, '\$.\"$1\"') FROM runs;"; }

@@ -469,13 +469,13 @@ static void test_duty_cycle_counts_part_of_each_window(void **state)
 }
 
 /*
- * A budget no agent can meet (0.001%): after the first window the agent
+ * A budget no agent can meet (0.01%): after the first window the agent
  * counts only the floor (100 ms) of each window, says so once in the
  * log, and marks those runs.
  */
 static void test_max_overhead_shortens_the_duty(void **state)
 {
-	const char *args[] = { "--process", NULL, "--every", "500ms", "--max-overhead", "0.001", "--windows", "4",
+	const char *args[] = { "--process", NULL, "--every", "500ms", "--max-overhead", "0.01", "--windows", "4",
 			       "--log", log_path, NULL };
 	struct td_run_summary *runs;
 	char log[8192];
@@ -496,7 +496,7 @@ static void test_max_overhead_shortens_the_duty(void **state)
 
 	read_log(log, sizeof(log));
 	print_message("%s", log);
-	assert_int_equal(count_in(log, "is over --max-overhead 0.001%: counting 100ms of each window"), 1);
+	assert_int_equal(count_in(log, "is over --max-overhead 0.01%: counting 100ms of each window"), 1);
 	runs = list_runs(name, &count); /* newest first */
 	assert_int_equal(count, 4);
 	for (size_t i = 0; i < count; i++) {
@@ -685,7 +685,7 @@ static void test_bad_inputs_are_refused(void **state)
 	{ const char *a[] = { "--process", "x", NULL }; expect_refusal(a, "team=db,tier", "TOPDOWN_LABELS: bad label 'tier'"); }
 	{ const char *a[] = { "--process", "x", "--frob", NULL };
 	  expect_refusal(a, NULL, "unknown option, or one missing its value: '--frob'"); }
-	{ const char *a[] = { "--process", "x", "--max-overhead", "lots", NULL }; expect_refusal(a, NULL, "bad --max-overhead 'lots'"); }
+	{ const char *a[] = { "--process", "x", "--max-overhead", "lots", NULL }; expect_refusal(a, NULL, "--max-overhead takes a number from 0.01 to 100, not 'lots'"); }
 	{ const char *a[] = { "--process", "x", "--windows", "0", NULL }; expect_refusal(a, NULL, "--windows"); }
 	{ const char *a[] = { "--process", "x", "--label", "nokey", NULL }; expect_refusal(a, NULL, "bad label 'nokey'"); }
 	{ const char *a[] = { "--process", "/usr/bin/x", NULL }; expect_refusal(a, NULL, "--process takes a process name"); }

@@ -55,6 +55,7 @@
 #include "labels.h"
 #include "parse.h"
 #include "procmatch.h"
+#include "query_cli.h"
 #include "render.h"
 #include "run.h"
 #include "sink.h"
@@ -187,19 +188,6 @@ static void reopen_log(struct agent *agent)
 
 /* --- arguments --- */
 
-static int parse_percent(const char *text, double *out, char *err, size_t errlen)
-{
-	char *end;
-	double value = strtod(text, &end);
-
-	if (end == text || *end || !(value > 0 && value <= 100)) {
-		snprintf(err, errlen, "bad --max-overhead '%s': a percentage above 0 and at most 100, e.g. 1 or 0.5", text);
-		return -EINVAL;
-	}
-	*out = value;
-	return 0;
-}
-
 static int add_process_name(struct agent_args *a, const char *name, char *err, size_t errlen)
 {
 	if (td_proc_name_check(name, err, errlen))
@@ -272,7 +260,7 @@ static int parse_args(int argc, char **argv, struct agent_args *a)
 		case 'd': ret = td_parse_duration_ns(optarg, &a->duration_ns, err, sizeof(err)); break;
 		case 'l': ret = td_parse_int_range(optarg, "--level", 1, 4, &a->level, err, sizeof(err)); break;
 		case 'L': ret = td_labels_parse_arg(&a->user_labels, optarg, err, sizeof(err)); break;
-		case 'o': ret = parse_percent(optarg, &a->max_overhead_pct, err, sizeof(err)); break;
+		case 'o': ret = td_parse_number(optarg, "--max-overhead", 0.01, 100, &a->max_overhead_pct, err, sizeof(err)); break;
 		case 'M': a->metrics_listen = optarg; break;
 		case 's': a->spool = optarg; break;
 		case 'g': a->log_path = optarg; break;

@@ -644,32 +644,41 @@ static void test_rss_flat_over_windows(void **state)
 
 /* --- bad input --- */
 
-/* One line naming expect, exit 2, nothing stored. */
-static void expect_refusal(const char *const *args, const char *env_labels, const char *expect)
+/* One line naming expect, exit status, nothing stored. */
+static void expect_failure(const char *const *args, const char *env_labels, int status, const char *expect)
 {
-	const char *argv[24] = { "topdown", "agent" };
+	/* args come last: theirs win over these (getopt keeps the last) */
+	const char *argv[24] = { "topdown", "agent", "--db", db_path, "--spool", spool_path };
 	struct cli_result *r = malloc(sizeof(*r));
-	int argc = 2;
+	int argc = 6;
 
 	for (int i = 0; args[i]; i++)
 		argv[argc++] = args[i];
-	argv[argc++] = "--db";
-	argv[argc++] = db_path;
-	argv[argc++] = "--spool";
-	argv[argc++] = spool_path;
 	argv[argc] = NULL;
 	if (env_labels)
 		setenv("TOPDOWN_LABELS", env_labels, 1);
 	cli_run(argv, r);
 	unsetenv("TOPDOWN_LABELS");
 	print_message("  %s", r->err);
-	assert_int_equal(r->status, 2);
+	assert_int_equal(r->status, status);
 	assert_int_equal(count_in(r->err, "\n"), 1);
 	if (!strstr(r->err, expect))
 		fail_msg("stderr lacks '%s': %s", expect, r->err);
-	assert_int_equal(access(db_path, F_OK), -1); /* not even opened */
-	assert_int_equal(access(spool_path, F_OK), -1);
+	if (access(db_path, F_OK) == 0) { /* opened before the failure: empty */
+		size_t count;
+
+		td_run_summaries_free(list_runs(NULL, &count), count);
+		assert_int_equal(count, 0);
+	}
 	free(r);
+}
+
+/* A usage error: exit 2 before anything is opened. */
+static void expect_refusal(const char *const *args, const char *env_labels, const char *expect)
+{
+	expect_failure(args, env_labels, 2, expect);
+	assert_int_equal(access(db_path, F_OK), -1);
+	assert_int_equal(access(spool_path, F_OK), -1);
 }
 
 static void test_bad_inputs_are_refused(void **state)
@@ -692,10 +701,24 @@ static void test_bad_inputs_are_refused(void **state)
 	done();
 }
 
+/* What fails once the arguments are fine: exit 1, one line, no run. */
+static void test_startup_failures(void **state)
+{
+	(void)state;
+	e2e_require_bpf();
+	fresh("startup");
+	{ const char *a[] = { "--process", "x", "--log", "/nonexistent-dir/agent.log", NULL };
+	  expect_failure(a, NULL, 1, "cannot open the log /nonexistent-dir/agent.log"); }
+	{ const char *a[] = { "--process", "x", "--spool", "/nonexistent-dir/spool.db", NULL };
+	  expect_failure(a, NULL, 1, "/nonexistent-dir/spool.db"); }
+	done();
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_inputs_are_refused),
+		cmocka_unit_test(test_startup_failures),
 		cmocka_unit_test(test_one_run_per_window_per_process),
 		cmocka_unit_test(test_sigterm_stores_partial_window),
 		cmocka_unit_test(test_restart_followed_absent_waited_for),

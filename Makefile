@@ -184,6 +184,27 @@ deb: $(OUT)/topdown
 clean:
 	rm -rf $(OUT)
 
+# Text files compiled into the library as one NUL-terminated string, the
+# symbol $(1): $(call embed_text,SYMBOL,FILES[,PREFIX]) writes the assembly
+# for $@, each file preceded by a "PREFIX PATH" line when PREFIX is given
+# (the kb names its files so that load errors cite file and line).
+# .incbin paths are relative to the project root, where make runs.
+define embed_text
+	@mkdir -p $(@D)
+	@{ printf '\t.section .rodata\n\t.global $(1)\n\t.type $(1), %%object\n$(1):\n'; \
+	   for f in $(2); do \
+		$(if $(3),printf '\t.ascii "$(3) %s\\n"\n' $$f;) \
+		printf '\t.incbin "%s"\n' $$f; \
+		$(if $(3),printf '\t.ascii "\\n"\n';) \
+	   done; \
+	   printf '\t.byte 0\n\t.size $(1), . - $(1)\n'; \
+	   printf '\t.section .note.GNU-stack,"",%%progbits\n'; } > $@
+endef
+
+$(OUT)/obj/embed/%.o: $(OUT)/embed/%.S
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
 # Modules that need build rules of their own keep them beside their code.
 -include kb/kb.mk
 -include packaging/packaging.mk

@@ -44,7 +44,7 @@ WORKLOAD := $(OUT)/td-workload
 DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 	libpfm4-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev \
 	pkg-config make gcc libclang-rt-14-dev valgrind linux-perf \
-	postgresql sqlite3 procps
+	postgresql sqlite3 procps curl prometheus
 
 .PHONY: all deps demo test unit-tests fuzz bench-tools bench-kb clean
 .SECONDARY:

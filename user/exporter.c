@@ -211,11 +211,12 @@ static int route(const char *req)
 	return 200;
 }
 
+/* flags: MSG_MORE for a head whose body follows, so they leave together. */
 static bool send_all(const struct td_exporter *x, int fd, const char *buf, size_t len,
-		     long long deadline)
+		     int flags, long long deadline)
 {
 	while (len) {
-		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+		ssize_t n = send(fd, buf, len, flags | MSG_NOSIGNAL);
 
 		if (n > 0) {
 			buf += n;
@@ -229,49 +230,54 @@ static bool send_all(const struct td_exporter *x, int fd, const char *buf, size_
 	return true;
 }
 
-static const char *reason(int status)
+static const struct answer {
+	int status;
+	const char *reason, *body; /* body NULL: the metrics */
+} answers[] = {
+	{ 200, "OK", NULL },
+	{ 400, "Bad Request", "Bad request: send GET /metrics HTTP/1.1.\n" },
+	{ 404, "Not Found", "Not found: the metrics are at /metrics.\n" },
+	{ 405, "Method Not Allowed", "Method not allowed: use GET.\n" },
+	{ 431, "Request Header Fields Too Large", "Request head too large: keep it under 8 KiB.\n" },
+	{ 503, "Service Unavailable", "Out of memory: try again.\n" },
+};
+
+static const struct answer *answer_for(int status)
 {
-	switch (status) {
-	case 200: return "OK";
-	case 400: return "Bad Request";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 431: return "Request Header Fields Too Large";
-	default: return "Service Unavailable";
-	}
+	size_t i = 0;
+
+	while (answers[i].status != status)
+		i++;
+	return &answers[i];
 }
 
 static void respond(struct td_exporter *x, int fd, int status, long long deadline)
 {
-	char head[256], *body = NULL;
-	const char *text;
+	char head[256], *metrics = NULL;
+	const struct answer *a;
+	const char *body;
 	int len;
 
 	if (status == 200) {
 		/* A copy, so a slow client never holds up a publish. */
 		pthread_mutex_lock(&x->lock);
-		body = strdup(x->text ? x->text : "");
+		metrics = strdup(x->text ? x->text : "");
 		pthread_mutex_unlock(&x->lock);
-		if (!body)
+		if (!metrics)
 			status = 503;
 	}
-	switch (status) {
-	case 200: text = body; break;
-	case 404: text = "Not found: the metrics are at /metrics.\n"; break;
-	case 405: text = "Method not allowed: use GET.\n"; break;
-	case 503: text = "Out of memory: try again.\n"; break;
-	default: text = "Bad request: send GET /metrics HTTP/1.1 with headers under 8 KiB.\n"; break;
-	}
+	a = answer_for(status);
+	body = a->body ? a->body : metrics;
 	len = snprintf(head, sizeof(head),
 		       "HTTP/1.1 %d %s\r\n"
 		       "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
 		       "Content-Length: %zu\r\n"
 		       "%s"
 		       "Connection: close\r\n\r\n",
-		       status, reason(status), strlen(text), status == 405 ? "Allow: GET\r\n" : "");
-	if (send_all(x, fd, head, (size_t)len, deadline))
-		send_all(x, fd, text, strlen(text), deadline);
-	free(body);
+		       status, a->reason, strlen(body), status == 405 ? "Allow: GET\r\n" : "");
+	if (send_all(x, fd, head, (size_t)len, MSG_MORE, deadline))
+		send_all(x, fd, body, strlen(body), 0, deadline);
+	free(metrics);
 }
 
 static void serve_connection(struct td_exporter *x, int fd)

@@ -7,7 +7,6 @@
  * with a plain client and with curl.
  */
 #include <errno.h>
-#include <locale.h>
 #include <malloc.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -25,12 +24,12 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-#include <wchar.h>
 #include <arpa/inet.h>
 #include <cmocka.h>
 
 #include "engine.h"
 #include "exporter.h"
+#include "prom_text.h"
 
 /*
  * Out-of-memory injection: malloc, calloc and realloc fail once the
@@ -91,340 +90,28 @@ static bool can_fail_malloc(void)
 }
 #endif
 
-/* ================= a strict parser of the text format ================= */
-
-#define MAX_LABELS 16
-#define MAX_FAMILIES 64
-
-struct sample {
-	char name[128];
-	size_t nr_labels;
-	char label_names[MAX_LABELS][80];
-	char label_values[MAX_LABELS][600]; /* unescaped */
-	double value;
-};
-
-struct family {
-	char name[128];
-	char type[16];
-	bool help;
-	size_t nr_samples;
-};
-
-struct exposition {
-	size_t nr_samples, cap_samples, nr_families;
-	struct sample *samples;
-	struct family families[MAX_FAMILIES];
-};
-
-static void exposition_free(struct exposition *x)
-{
-	free(x->samples);
-	memset(x, 0, sizeof(*x));
-}
-
-static bool name_start(char c, bool metric)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (metric && c == ':');
-}
-
-static bool name_char(char c, bool metric)
-{
-	return name_start(c, metric) || (c >= '0' && c <= '9');
-}
-
-/* A metric name (metric) or label name at *p into out. */
-static bool parse_name(const char **p, char *out, size_t outlen, bool metric)
-{
-	size_t n = 0;
-
-	if (!name_start(**p, metric))
-		return false;
-	while (name_char((*p)[n], metric))
-		n++;
-	if (n >= outlen)
-		return false;
-	memcpy(out, *p, n);
-	out[n] = '\0';
-	*p += n;
-	return true;
-}
-
-static bool valid_utf8(const char *s)
-{
-	mbstate_t st;
-	size_t len = strlen(s);
-
-	memset(&st, 0, sizeof(st));
-	while (len) {
-		size_t n = mbrtowc(NULL, s, len, &st);
-
-		if (n == (size_t)-1 || n == (size_t)-2)
-			return false;
-		s += n;
-		len -= n;
-	}
-	return true;
-}
-
-/* A quoted label value at *p (after the '='), unescaped into out. */
-static bool parse_label_value(const char **p, char *out, size_t outlen)
-{
-	const char *s = *p;
-	size_t n = 0;
-
-	if (*s++ != '"')
-		return false;
-	for (; *s != '"'; s++) {
-		char c = *s;
-
-		if (c == '\0' || c == '\n' || n + 1 >= outlen)
-			return false;
-		if (c == '\\') {
-			s++;
-			if (*s == 'n')
-				c = '\n';
-			else if (*s == '\\' || *s == '"')
-				c = *s;
-			else
-				return false;
-		}
-		out[n++] = c;
-	}
-	out[n] = '\0';
-	*p = s + 1;
-	return valid_utf8(out);
-}
-
-/* The text format's float: NaN, +Inf, -Inf, or a decimal number. */
-static bool parse_float(const char *s, double *out)
-{
-	const char *p = s;
-	size_t digits = 0;
-
-	if (!strcmp(s, "NaN") || !strcmp(s, "+Inf") || !strcmp(s, "-Inf")) {
-		*out = strtod(s, NULL);
-		return true;
-	}
-	if (*p == '+' || *p == '-')
-		p++;
-	for (; *p >= '0' && *p <= '9'; p++)
-		digits++;
-	if (*p == '.')
-		for (p++; *p >= '0' && *p <= '9'; p++)
-			digits++;
-	if (!digits)
-		return false;
-	if (*p == 'e' || *p == 'E') {
-		p++;
-		if (*p == '+' || *p == '-')
-			p++;
-		if (!(*p >= '0' && *p <= '9'))
-			return false;
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	if (*p)
-		return false;
-	*out = strtod(s, NULL);
-	return true;
-}
-
-static struct family *find_family(struct exposition *x, const char *name)
-{
-	for (size_t i = 0; i < x->nr_families; i++)
-		if (!strcmp(x->families[i].name, name))
-			return &x->families[i];
-	return NULL;
-}
-
-static bool same_series(const struct sample *a, const struct sample *b)
-{
-	if (strcmp(a->name, b->name) || a->nr_labels != b->nr_labels)
-		return false;
-	for (size_t i = 0; i < a->nr_labels; i++) {
-		bool found = false;
-
-		for (size_t k = 0; k < b->nr_labels && !found; k++)
-			found = !strcmp(a->label_names[i], b->label_names[k]) &&
-				!strcmp(a->label_values[i], b->label_values[k]);
-		if (!found)
-			return false;
-	}
-	return true;
-}
-
-/* "# HELP name text" or "# TYPE name type": the only comments we write. */
-static const char *parse_comment(struct exposition *x, const char *line)
-{
-	bool help = !strncmp(line, "# HELP ", 7), type = !strncmp(line, "# TYPE ", 7);
-	const char *p = line + 7;
-	char name[128];
-	struct family *f;
-
-	if (!help && !type)
-		return "a comment other than HELP or TYPE";
-	if (!parse_name(&p, name, sizeof(name), true) || *p++ != ' ')
-		return "a bad metric name after HELP or TYPE";
-	f = find_family(x, name);
-	if (f && f != &x->families[x->nr_families - 1])
-		return "HELP or TYPE of a family whose block has ended";
-	if (f && f->nr_samples)
-		return "HELP or TYPE after the family's samples";
-	if (!f) {
-		if (x->nr_families == MAX_FAMILIES)
-			return "too many families for the parser";
-		f = &x->families[x->nr_families++];
-		snprintf(f->name, sizeof(f->name), "%s", name);
-	}
-	if (help) {
-		if (f->help)
-			return "a second HELP for one family";
-		f->help = true;
-		for (; *p; p++)
-			if (*p == '\\' && p[1] != '\\' && p[1] != 'n')
-				return "a bad escape in HELP";
-			else if (*p == '\\')
-				p++;
-		return NULL;
-	}
-	if (f->type[0])
-		return "a second TYPE for one family";
-	if (strcmp(p, "counter") && strcmp(p, "gauge") && strcmp(p, "untyped") &&
-	    strcmp(p, "histogram") && strcmp(p, "summary"))
-		return "an unknown TYPE";
-	snprintf(f->type, sizeof(f->type), "%s", p);
-	return NULL;
-}
-
-static const char *parse_sample(struct exposition *x, const char *line)
-{
-	struct sample *s;
-	struct family *f;
-	const char *p = line;
-
-	if (x->nr_samples == x->cap_samples) {
-		x->cap_samples = x->cap_samples ? 2 * x->cap_samples : 64;
-		x->samples = reallocarray(x->samples, x->cap_samples, sizeof(*x->samples));
-		assert_non_null(x->samples);
-	}
-	s = &x->samples[x->nr_samples];
-	memset(s, 0, sizeof(*s));
-	if (!parse_name(&p, s->name, sizeof(s->name), true))
-		return "a bad metric name";
-	if (*p == '{') {
-		p++;
-		while (*p != '}') {
-			size_t i = s->nr_labels;
-
-			if (i == MAX_LABELS)
-				return "too many labels for the parser";
-			if (!parse_name(&p, s->label_names[i], sizeof(s->label_names[i]), false))
-				return "a bad label name";
-			if (!strncmp(s->label_names[i], "__", 2))
-				return "a label name starting with __ (reserved)";
-			for (size_t k = 0; k < i; k++)
-				if (!strcmp(s->label_names[k], s->label_names[i]))
-					return "a label twice in one sample";
-			if (*p++ != '=')
-				return "no '=' after a label name";
-			if (!parse_label_value(&p, s->label_values[i], sizeof(s->label_values[i])))
-				return "a bad label value (quoting, escape or UTF-8)";
-			s->nr_labels++;
-			if (*p == ',' && p[1] != '}')
-				p++;
-			else if (*p != '}')
-				return "no ',' or '}' after a label";
-		}
-		p++;
-	}
-	if (*p++ != ' ')
-		return "no single space before the value";
-	if (!parse_float(p, &s->value))
-		return "a bad value (or a timestamp)";
-	f = find_family(x, s->name);
-	if (!f || !f->type[0] || !f->help)
-		return "a sample before its family's HELP and TYPE";
-	if (f != &x->families[x->nr_families - 1])
-		return "a sample outside its family's block";
-	for (size_t i = 0; i < x->nr_samples; i++)
-		if (same_series(&x->samples[i], s))
-			return "two samples of one series";
-	f->nr_samples++;
-	x->nr_samples++;
-	return NULL;
-}
-
-/* 0, or -1 with why naming the line and the problem. */
-static int parse_exposition(const char *text, struct exposition *x, char *why, size_t whylen)
-{
-	size_t lineno = 0, len = strlen(text);
-	const char *line = text;
-
-	memset(x, 0, sizeof(*x));
-	if (len && text[len - 1] != '\n') {
-		snprintf(why, whylen, "the text does not end with a newline");
-		return -1;
-	}
-	while (*line) {
-		const char *eol = strchr(line, '\n'), *problem;
-		char buf[4096];
-
-		lineno++;
-		if ((size_t)(eol - line) >= sizeof(buf)) {
-			snprintf(why, whylen, "line %zu: too long for the parser", lineno);
-			return -1;
-		}
-		memcpy(buf, line, (size_t)(eol - line));
-		buf[eol - line] = '\0';
-		if (!buf[0])
-			problem = "an empty line";
-		else
-			problem = buf[0] == '#' ? parse_comment(x, buf) : parse_sample(x, buf);
-		if (problem) {
-			snprintf(why, whylen, "line %zu: %s: %s", lineno, problem, buf);
-			return -1;
-		}
-		line = eol + 1;
-	}
-	for (size_t i = 0; i < x->nr_families; i++)
-		if (!x->families[i].nr_samples) {
-			snprintf(why, whylen, "family %s has no samples", x->families[i].name);
-			return -1;
-		}
-	return 0;
-}
-
-static void parse_ok(const char *text, struct exposition *x)
+static void parse_ok(const char *text, struct prom_text *x)
 {
 	char why[4400];
 
-	if (parse_exposition(text, x, why, sizeof(why)) < 0)
+	if (prom_parse(text, x, why, sizeof(why)) < 0)
 		fail_msg("not valid exposition text: %s\n%s", why, text);
-}
-
-static const char *label_of(const struct sample *s, const char *name)
-{
-	for (size_t i = 0; i < s->nr_labels; i++)
-		if (!strcmp(s->label_names[i], name))
-			return s->label_values[i];
-	return NULL;
 }
 
 /* The one sample of family name whose labels include the NULL-ended
  * (name, value) pairs; NULL when there is none. Two fail the test. */
-static const struct sample *find_sample(const struct exposition *x, const char *name, ...)
+static const struct prom_sample *find_sample(const struct prom_text *x, const char *name, ...)
 {
-	const struct sample *found = NULL;
+	const struct prom_sample *found = NULL;
 
 	for (size_t i = 0; i < x->nr_samples; i++) {
-		const struct sample *s = &x->samples[i];
+		const struct prom_sample *s = &x->samples[i];
 		bool match = !strcmp(s->name, name);
 		va_list ap;
 
 		va_start(ap, name);
 		for (const char *k; match && (k = va_arg(ap, const char *));) {
-			const char *v = va_arg(ap, const char *), *have = label_of(s, k);
+			const char *v = va_arg(ap, const char *), *have = prom_label(s, k);
 
 			match = have && !strcmp(have, v);
 		}
@@ -438,7 +125,7 @@ static const struct sample *find_sample(const struct exposition *x, const char *
 	return found;
 }
 
-static size_t family_samples(const struct exposition *x, const char *name)
+static size_t family_samples(const struct prom_text *x, const char *name)
 {
 	size_t n = 0;
 
@@ -487,13 +174,13 @@ static void test_parser_refuses_bad_text(void **state)
 		{ "# HELP a x\n# TYPE a gauge\n", "has no samples" },
 		{ "# HELP a bad \\t escape\n# TYPE a gauge\na 1\n", "bad escape in HELP" },
 	};
-	struct exposition x;
+	struct prom_text x;
 	char why[4400];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		int rc = parse_exposition(bad[i].text, &x, why, sizeof(why));
+		int rc = prom_parse(bad[i].text, &x, why, sizeof(why));
 
-		exposition_free(&x);
+		prom_free(&x);
 		if (rc == 0 || !strstr(why, bad[i].problem))
 			fail_msg("text %zu was not refused for '%s' (%s):\n%s", i, bad[i].problem,
 				 rc ? why : "accepted", bad[i].text);
@@ -503,8 +190,8 @@ static void test_parser_refuses_bad_text(void **state)
 static void test_parser_reads_good_text(void **state)
 {
 	(void)state;
-	struct exposition x;
-	const struct sample *s;
+	struct prom_text x;
+	const struct prom_sample *s;
 
 	parse_ok("# HELP a the \\\\ help \\n text\n# TYPE a gauge\n"
 		 "a{x=\"q\\\"b\\\\s\\nn\",y=\"caf\xc3\xa9\"} 0.5\na{x=\"2\"} -1.5e-3\na NaN\n"
@@ -517,8 +204,8 @@ static void test_parser_reads_good_text(void **state)
 	assert_true(isnan(x.samples[2].value));
 	assert_int_equal(x.samples[2].nr_labels, 0);
 	assert_true(isinf(find_sample(&x, "b_total", NULL)->value));
-	assert_string_equal(find_family(&x, "b_total")->type, "counter");
-	exposition_free(&x);
+	assert_string_equal(prom_find_family(&x, "b_total")->type, "counter");
+	prom_free(&x);
 }
 
 /* ================= building windows ================= */
@@ -641,7 +328,7 @@ static void promtool_check(const char *text)
 /* Every row of run that must be exported is, with its value and
  * confidence, under process and (for groups) thread_group; returns how
  * many samples that makes. */
-static size_t expect_run_exported(const struct exposition *x, const struct td_run *run)
+static size_t expect_run_exported(const struct prom_text *x, const struct td_run *run)
 {
 	size_t n = 0;
 
@@ -651,7 +338,7 @@ static size_t expect_run_exported(const struct exposition *x, const struct td_ru
 		const char *ratio = group ? "topdown_tma_thread_group_ratio" : "topdown_tma_process_ratio";
 		const char *conf = group ? "topdown_tma_thread_group_confidence_ratio"
 					 : "topdown_tma_process_confidence_ratio";
-		const struct sample *s, *c;
+		const struct prom_sample *s, *c;
 
 		if (m->scope == TD_SCOPE_THREAD || m->interval_seq != -1 || m->level < 1 ||
 		    m->level > 2 || isnan(m->value))
@@ -674,7 +361,7 @@ static size_t expect_run_exported(const struct exposition *x, const struct td_ru
 	return n;
 }
 
-static size_t tma_samples(const struct exposition *x)
+static size_t tma_samples(const struct prom_text *x)
 {
 	return family_samples(x, "topdown_tma_process_ratio") +
 	       family_samples(x, "topdown_tma_process_confidence_ratio") +
@@ -683,7 +370,7 @@ static size_t tma_samples(const struct exposition *x)
 }
 
 /* The health families, each with its value from health. */
-static void expect_health(const struct exposition *x, const struct td_agent_health *h)
+static void expect_health(const struct prom_text *x, const struct td_agent_health *h)
 {
 	const struct {
 		const char *name, *type;
@@ -702,12 +389,12 @@ static void expect_health(const struct exposition *x, const struct td_agent_heal
 	};
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		const struct sample *s = find_sample(x, want[i].name, NULL);
+		const struct prom_sample *s = find_sample(x, want[i].name, NULL);
 
 		if (!s)
 			fail_msg("no %s", want[i].name);
 		assert_int_equal(s->nr_labels, 0);
-		assert_string_equal(find_family((struct exposition *)x, want[i].name)->type, want[i].type);
+		assert_string_equal(prom_find_family((struct prom_text *)x, want[i].name)->type, want[i].type);
 		if (isnan(want[i].value))
 			assert_true(isnan(s->value));
 		else
@@ -724,7 +411,7 @@ static void test_render_window(void **state)
 	struct td_run *b = window_run("memcached", 200, 300000000, 200000000, 0.2);
 	const struct td_run *runs[] = { a, b };
 	char *text = render_ok(runs, 2, NULL, &some_health);
-	struct exposition x;
+	struct prom_text x;
 
 	parse_ok(text, &x);
 	promtool_check(text);
@@ -734,13 +421,13 @@ static void test_render_window(void **state)
 				"Backend_Bound.Memory_Bound.DRAM_Bound", NULL));
 	assert_null(find_sample(&x, "topdown_tma_process_ratio", "metric", "tma_info_thread_ipc", NULL));
 	for (size_t i = 0; i < x.nr_samples; i++)
-		assert_null(label_of(&x.samples[i], "tid"));
+		assert_null(prom_label(&x.samples[i], "tid"));
 	expect_health(&x, &some_health);
 	assert_int_equal(x.nr_samples, tma_samples(&x) + 10);
 	/* a family's samples sit between its TYPE line and the next family */
 	assert_non_null(strstr(text, "# TYPE topdown_tma_process_ratio gauge\n"
 				     "topdown_tma_process_ratio{process=\"memcached\",metric=\"Frontend_Bound\"} "));
-	exposition_free(&x);
+	prom_free(&x);
 	free(text);
 	td_run_free(a);
 	td_run_free(b);
@@ -752,7 +439,7 @@ static void test_empty_window_is_health_only(void **state)
 	struct td_agent_health h = some_health;
 	struct td_run *bare = td_run_new();
 	const struct td_run *runs[] = { bare };
-	struct exposition x;
+	struct prom_text x;
 	char *text;
 
 	h.overhead_percent = NAN; /* a window of no wall time */
@@ -763,7 +450,7 @@ static void test_empty_window_is_health_only(void **state)
 	assert_int_equal(x.nr_families, 10);
 	expect_health(&x, &h);
 	assert_non_null(strstr(text, "\ntopdown_agent_overhead_ratio NaN\n"));
-	exposition_free(&x);
+	prom_free(&x);
 	free(text);
 
 	/* a run without metric rows (no PMU) and no process name adds nothing */
@@ -771,7 +458,7 @@ static void test_empty_window_is_health_only(void **state)
 	text = render_ok(runs, 1, NULL, &h);
 	parse_ok(text, &x);
 	assert_int_equal(x.nr_samples, 10);
-	exposition_free(&x);
+	prom_free(&x);
 	free(text);
 
 	/* no health either: nothing at all, still valid */
@@ -786,7 +473,7 @@ static void test_nan_values_are_left_out(void **state)
 	(void)state;
 	struct td_run *run = window_run("redis-server", 100, 5, 1, 0.1);
 	const struct td_run *runs[] = { run };
-	struct exposition x;
+	struct prom_text x;
 	size_t nans = 0;
 	char *text;
 
@@ -807,7 +494,7 @@ static void test_nan_values_are_left_out(void **state)
 	assert_non_null(find_sample(&x, "topdown_tma_process_ratio", "metric", "Retiring", NULL));
 	for (size_t i = 0; i < x.nr_samples; i++)
 		assert_false(isnan(x.samples[i].value));
-	exposition_free(&x);
+	prom_free(&x);
 	free(text);
 	td_run_free(run);
 }
@@ -823,7 +510,7 @@ static void test_label_values_are_escaped(void **state)
 	struct td_run *run = window_run(raw, 100, 5, 1, 0.1);
 	const struct td_run *runs[] = { run };
 	struct td_labels labels;
-	struct exposition x;
+	struct prom_text x;
 	char want[256], *text;
 
 	td_labels_init(&labels);
@@ -836,7 +523,7 @@ static void test_label_values_are_escaped(void **state)
 	assert_non_null(strstr(text, want));
 	assert_non_null(find_sample(&x, "topdown_tma_process_ratio", "process", unescaped,
 				    "note", unescaped, "metric", "Frontend_Bound", NULL));
-	exposition_free(&x);
+	prom_free(&x);
 	free(text);
 	td_labels_free(&labels);
 	td_run_free(run);
@@ -865,7 +552,7 @@ static void test_user_label_names_are_sanitised(void **state)
 	struct td_run *run = window_run("redis-server", 100, 5, 1, 0.1);
 	const struct td_run *runs[] = { run };
 	struct td_labels labels;
-	struct exposition x;
+	struct prom_text x;
 	char *text;
 
 	td_labels_init(&labels);
@@ -876,7 +563,7 @@ static void test_user_label_names_are_sanitised(void **state)
 	promtool_check(text);
 	assert_int_equal(tma_samples(&x), expect_run_exported(&x, run));
 	for (size_t i = 0; i < x.nr_samples; i++) {
-		const struct sample *s = &x.samples[i];
+		const struct prom_sample *s = &x.samples[i];
 		size_t ours = strstr(s->name, "thread_group") ? 3 : 2;
 
 		if (strncmp(s->name, "topdown_tma_", 12)) {
@@ -889,9 +576,9 @@ static void test_user_label_names_are_sanitised(void **state)
 			assert_string_equal(s->label_names[ours + k], cases[k].name);
 			assert_string_equal(s->label_values[ours + k], cases[k].value);
 		}
-		assert_string_equal(label_of(s, "process"), "redis-server");
+		assert_string_equal(prom_label(s, "process"), "redis-server");
 	}
-	exposition_free(&x);
+	prom_free(&x);
 	free(text);
 	td_labels_free(&labels);
 	td_run_free(run);
@@ -952,7 +639,7 @@ static void test_one_series_per_process_name(void **state)
 	};
 	const struct td_run *const_runs[] = { runs[0], runs[1], runs[2], runs[3] };
 	size_t n = sizeof(runs) / sizeof(runs[0]);
-	struct exposition x;
+	struct prom_text x;
 	char *text;
 
 	add_thread(runs[2], 35, 35, "server", 1000);
@@ -962,7 +649,7 @@ static void test_one_series_per_process_name(void **state)
 	promtool_check(text);
 	for (size_t i = 0; i < 6; i++) { /* the level 1 and 2 nodes */
 		const struct td_metric_row *want = busiest_row(runs, 3, TD_SCOPE_PROCESS, tree[i], NULL);
-		const struct sample *s = find_sample(&x, "topdown_tma_process_ratio", "process", "nginx",
+		const struct prom_sample *s = find_sample(&x, "topdown_tma_process_ratio", "process", "nginx",
 						     "metric", tree[i], NULL);
 
 		assert_non_null(s);
@@ -981,7 +668,7 @@ static void test_one_series_per_process_name(void **state)
 	/* per family: nginx and apache, 6 nodes, groups twice over */
 	assert_int_equal(family_samples(&x, "topdown_tma_process_ratio"), 2 * 6);
 	assert_int_equal(family_samples(&x, "topdown_tma_thread_group_ratio"), 2 * 2 * 6);
-	exposition_free(&x);
+	prom_free(&x);
 	free(text);
 
 	/* a tie goes to the earlier run; every node of the winner, none of the other */
@@ -997,7 +684,7 @@ static void test_one_series_per_process_name(void **state)
 		assert_true(find_sample(&x, "topdown_tma_process_ratio", "process", "nginx", "metric",
 					tree[i], NULL)->value == 0.01 + (double)i / 100);
 	assert_null(find_sample(&x, "topdown_tma_process_ratio", "metric", "Backend_Bound.Memory_Bound", NULL));
-	exposition_free(&x);
+	prom_free(&x);
 	free(text);
 	for (size_t i = 0; i < n; i++)
 		td_run_free(runs[i]);
@@ -1010,7 +697,7 @@ static void test_values_round_trip(void **state)
 	struct td_run *run = td_run_new();
 	const struct td_run *runs[] = { run };
 	struct td_agent_health h = some_health;
-	struct exposition x;
+	struct prom_text x;
 	char path[32], *text;
 
 	assert_non_null(run);
@@ -1028,7 +715,7 @@ static void test_values_round_trip(void **state)
 	expect_health(&x, &h);
 	assert_non_null(strstr(text, "\ntopdown_agent_windows_total 9007199254740992\n"));
 	assert_non_null(strstr(text, "metric=\"Node_0\"} 0.1\n"));
-	exposition_free(&x);
+	prom_free(&x);
 	free(text);
 	td_run_free(run);
 }
@@ -1555,10 +1242,5 @@ int main(void)
 		cmocka_unit_test(test_server_out_of_memory),
 	};
 
-	/* The parser checks UTF-8 with the C library's decoder. */
-	if (!setlocale(LC_CTYPE, "C.UTF-8")) {
-		fprintf(stderr, "the C.UTF-8 locale is missing\n");
-		return 1;
-	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -1133,7 +1134,7 @@ static void test_listen_errors(void **state)
 		{ "[::1:9464", "write an IPv6 address as [ADDRESS]:PORT" },
 		{ "[::1]9464", "write an IPv6 address as [ADDRESS]:PORT" },
 		{ "no-such-host.invalid:9464", "cannot resolve the host of --metrics-listen 'no-such-host.invalid:9464'" },
-		{ "192.0.2.1:9464", "cannot listen on 192.0.2.1:9464: Cannot assign requested address" },
+		{ "192.0.2.1:9464", "cannot listen on 192.0.2.1:9464: no interface of this host has that address" },
 	};
 	char err[256];
 
@@ -1167,6 +1168,43 @@ static void test_port_in_use(void **state)
 	/* free again once the first has stopped (SO_REUSEADDR) */
 	first = start_ok(port);
 	td_exporter_stop(first);
+}
+
+/* Out of file descriptors for the socket, then for the eventfd, then
+ * (where malloc can be made to fail) out of memory. */
+static void test_start_without_resources(void **state)
+{
+	(void)state;
+	int port = free_port(), lowest = dup(0);
+	struct rlimit old, low;
+	char listen[64], err[256];
+
+	assert_true(lowest >= 0);
+	close(lowest);
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	for (int spare = 0; spare < 2; spare++) {
+		low = old;
+		low.rlim_cur = (rlim_t)(lowest + spare);
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+		err[0] = '\0';
+		assert_null(td_exporter_start(listen, err, sizeof(err)));
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+		assert_non_null(strstr(err, spare ? "cannot start the metrics exporter: eventfd: Too many open files"
+						  : "cannot listen on 127.0.0.1:"));
+		assert_non_null(strstr(err, "Too many open files"));
+	}
+	/* nothing left open: the lowest free descriptor is the same */
+	assert_int_equal(dup(0), lowest);
+	close(lowest);
+#if CAN_FAIL_MALLOC
+	if (can_fail_malloc()) {
+		atomic_store(&malloc_fail_after, 0);
+		assert_null(td_exporter_start(listen, err, sizeof(err)));
+		atomic_store(&malloc_fail_after, -1);
+		assert_string_equal(err, "out of memory starting the metrics exporter");
+	}
+#endif
 }
 
 static void test_server_out_of_memory(void **state)
@@ -1239,6 +1277,7 @@ int main(void)
 		cmocka_unit_test(test_listen_addresses),
 		cmocka_unit_test(test_listen_errors),
 		cmocka_unit_test(test_port_in_use),
+		cmocka_unit_test(test_start_without_resources),
 		cmocka_unit_test(test_server_out_of_memory),
 	};
 

@@ -90,6 +90,21 @@ static int parse_listen(const char *address, char host[HOST_MAX], long *port,
 	return td_parse_int_range(colon + 1, "the --metrics-listen port", 1, 65535, port, err, errlen);
 }
 
+/* Why bind() or listen() failed, and what to do, for the usual cases. */
+static const char *listen_problem(int error)
+{
+	switch (error) {
+	case EADDRINUSE:
+		return "the port is in use by another program; choose a free one with --metrics-listen";
+	case EADDRNOTAVAIL:
+		return "no interface of this host has that address; use 127.0.0.1 or one of the host's own";
+	case EACCES:
+		return "ports below 1024 need root (CAP_NET_BIND_SERVICE); choose a higher one";
+	default:
+		return strerror(error);
+	}
+}
+
 /* A listening socket on host:port (the first address of host that binds),
  * or -1 with err. */
 static int listen_on(const char *address, const char *host, long port, char *err, size_t errlen)
@@ -124,12 +139,7 @@ static int listen_on(const char *address, const char *host, long port, char *err
 	freeaddrinfo(addrs);
 	if (fd >= 0)
 		return fd;
-	if (saved == EADDRINUSE)
-		snprintf(err, errlen, "cannot listen on %s: the port is in use by another program; choose a free one with --metrics-listen",
-			 address);
-	else
-		snprintf(err, errlen, "cannot listen on %s: %s; check the address with --metrics-listen",
-			 address, strerror(saved));
+	snprintf(err, errlen, "cannot listen on %s: %s", address, listen_problem(saved));
 	return -1;
 }
 

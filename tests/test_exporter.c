@@ -1009,6 +1009,8 @@ static void *flip(void *arg)
 		assert_int_equal(td_exporter_publish(f->x, f->runs[f->publishes % 2], 1, NULL,
 						     &some_health), 0);
 		f->publishes++;
+		/* a pause, or under valgrind (one thread at a time) the server starves */
+		usleep(200);
 	}
 	return NULL;
 }

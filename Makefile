@@ -54,10 +54,11 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZERS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 WORKLOAD := $(OUT)/td-workload
 
+# curl and prometheus (for its promtool) check the agent's /metrics in tests.
 DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 	libpfm4-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev \
 	pkg-config make gcc libclang-rt-14-dev valgrind linux-perf \
-	postgresql sqlite3 procps systemd rpm groff-base
+	postgresql sqlite3 procps systemd rpm groff-base curl prometheus
 # Foreign architectures apt must know, and the cross builds make test
 # runs: cross/arm64.mk adds them. The cross builds fetch their libraries
 # into a sysroot (cross/sysroot.sh); nothing of those is installed.
@@ -183,6 +184,27 @@ deb: $(OUT)/topdown
 
 clean:
 	rm -rf $(OUT)
+
+# Text files compiled into the library as one NUL-terminated string, the
+# symbol $(1): $(call embed_text,SYMBOL,FILES[,PREFIX]) writes the assembly
+# for $@, each file preceded by a "PREFIX PATH" line when PREFIX is given
+# (the kb names its files so that load errors cite file and line).
+# .incbin paths are relative to the project root, where make runs.
+define embed_text
+	@mkdir -p $(@D)
+	@{ printf '\t.section .rodata\n\t.global $(1)\n\t.type $(1), %%object\n$(1):\n'; \
+	   for f in $(2); do \
+		$(if $(3),printf '\t.ascii "$(3) %s\\n"\n' $$f;) \
+		printf '\t.incbin "%s"\n' $$f; \
+		$(if $(3),printf '\t.ascii "\\n"\n';) \
+	   done; \
+	   printf '\t.byte 0\n\t.size $(1), . - $(1)\n'; \
+	   printf '\t.section .note.GNU-stack,"",%%progbits\n'; } > $@
+endef
+
+$(OUT)/obj/embed/%.o: $(OUT)/embed/%.S
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
 
 # Modules that need build rules of their own keep them beside their code.
 -include kb/kb.mk

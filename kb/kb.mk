@@ -1,27 +1,11 @@
 # kb: the definition files under kb/defs/ are compiled into the library as
-# one NUL-terminated text, the symbol td_kb_defs.  Each file is preceded by
-# a "file PATH" line so that load errors name the file and line.
-# Included by the main Makefile, which defines OUT, LIB, LIB_OBJS, CC and
-# CFLAGS first.
+# one text, the symbol td_kb_defs (embed_text in the Makefile). Each file is
+# preceded by a "file PATH" line so that load errors name the file and line.
 
 KB_DEFS := $(sort $(wildcard kb/defs/*.def))
-KB_DEFS_ASM := $(OUT)/kb_defs.S
-KB_DEFS_OBJ := $(OUT)/obj/kb/defs.o
 
-$(KB_DEFS_ASM): $(KB_DEFS) kb/kb.mk
-	@mkdir -p $(@D)
-	@{ printf '\t.section .rodata\n\t.global td_kb_defs\n'; \
-	   printf '\t.type td_kb_defs, %%object\ntd_kb_defs:\n'; \
-	   for f in $(KB_DEFS); do \
-		printf '\t.ascii "file %s\\n"\n\t.incbin "%s"\n\t.ascii "\\n"\n' $$f $$f; \
-	   done; \
-	   printf '\t.byte 0\n\t.size td_kb_defs, . - td_kb_defs\n'; \
-	   printf '\t.section .note.GNU-stack,"",%%progbits\n'; } > $@
+$(OUT)/embed/kb_defs.S: $(KB_DEFS) kb/kb.mk Makefile
+	$(call embed_text,td_kb_defs,$(KB_DEFS),file)
 
-# .incbin paths are relative to the project root, where make runs.
-$(KB_DEFS_OBJ): $(KB_DEFS_ASM) $(KB_DEFS)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c -o $@ $<
-
-LIB_OBJS += $(KB_DEFS_OBJ)
-$(LIB): $(KB_DEFS_OBJ)
+LIB_OBJS += $(OUT)/obj/embed/kb_defs.o
+$(LIB): $(OUT)/obj/embed/kb_defs.o

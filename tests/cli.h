@@ -24,6 +24,18 @@ static inline const char *cli_topdown_path(void)
 	return path ? path : "build/topdown";
 }
 
+/*
+ * The topdown program itself, as it finds its own path: TD_TOPDOWN unless
+ * that is a wrapper (the arm64 tests run it through qemu), in which case
+ * TD_TOPDOWN_BINARY names the program.
+ */
+static inline const char *cli_topdown_binary(void)
+{
+	const char *path = getenv("TD_TOPDOWN_BINARY");
+
+	return path ? path : cli_topdown_path();
+}
+
 /* Reads the whole of fd (from its start) into buf, NUL-terminated, and closes it. */
 static inline void cli_slurp(int fd, char *buf, size_t len)
 {

@@ -143,7 +143,7 @@ if want arm64; then
 	ran=0
 	for t in "$out"/arm64/tests/test_*; do
 		[ -x "$t" ] || continue
-		TD_TOPDOWN="$out/arm64/topdown-qemu" run_binary "arm64/$(basename "$t")" "$qemu" -L "$out/arm64/sysroot" "$t"
+		TD_TOPDOWN="$out/arm64/topdown-qemu" TD_TOPDOWN_BINARY="$out/arm64/topdown" run_binary "arm64/$(basename "$t")" "$qemu" -L "$out/arm64/sysroot" "$t"
 		ran=$((ran + 1))
 	done
 	if [ $ran -eq 0 ]; then

@@ -208,8 +208,8 @@ static const char *topdown_realpath(void)
 {
 	static char path[PATH_MAX];
 
-	if (!realpath(cli_topdown_path(), path))
-		fail_msg("cannot resolve %s", cli_topdown_path());
+	if (!realpath(cli_topdown_binary(), path))
+		fail_msg("cannot resolve %s", cli_topdown_binary());
 	return path;
 }
 

@@ -34,9 +34,10 @@ struct td_agent_health {
 
 /*
  * The exposition text for runs (the last window's, with their metric
- * rows; thread rows are ignored) and health. labels (the agent's --label
- * ones; NULL: none) go on every Top-Down gauge. malloc'd; NULL when out
- * of memory.
+ * rows; thread rows are ignored) and health (NULL: none). labels (the
+ * agent's --label ones; NULL: none) go on every Top-Down gauge. Names,
+ * labels and the one-series-per-process rule: exposition.c. malloc'd;
+ * NULL when out of memory.
  */
 char *td_exposition_render(const struct td_run *const *runs, size_t nr_runs,
 			   const struct td_labels *labels, const struct td_agent_health *health);
@@ -44,8 +45,9 @@ char *td_exposition_render(const struct td_run *const *runs, size_t nr_runs,
 struct td_exporter;
 
 /*
- * Binds listen ("127.0.0.1:9464", "[::1]:9464", "localhost:9464") and
- * starts serving GET /metrics. NULL with err (port in use, bad address).
+ * Binds listen ("127.0.0.1:9464", "[::1]:9464", "localhost:9464"; port
+ * 1..65535) and starts serving GET /metrics, empty until the first
+ * publish. NULL with err (port in use, bad address).
  */
 struct td_exporter *td_exporter_start(const char *listen, char *err, size_t errlen);
 

@@ -8,11 +8,14 @@
  * a colleague's td-workload running at the same time is never a target.
  */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -518,6 +521,94 @@ static void test_max_overhead_shortens_the_duty(void **state)
 	done();
 }
 
+/* --- /metrics --- */
+
+static void expect_failure(const char *const *args, const char *env_labels, int status, const char *expect);
+
+/* A port nothing listens on now, and a socket bound to it when hold is set. */
+static int free_port(int *hold)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	if (hold) {
+		assert_int_equal(listen(fd, 1), 0);
+		*hold = fd;
+	} else {
+		close(fd);
+	}
+	return ntohs(sa.sin_port);
+}
+
+/* GET /metrics on port into buf; false when nothing answers yet. */
+static bool scrape(int port, char *buf, size_t len)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	const char request[] = "GET /metrics HTTP/1.0\r\n\r\n";
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	size_t n = 0;
+	ssize_t got;
+
+	assert_true(fd >= 0);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		return false;
+	}
+	assert_int_equal(write(fd, request, sizeof(request) - 1), (ssize_t)(sizeof(request) - 1));
+	while (n + 1 < len && (got = read(fd, buf + n, len - n - 1)) > 0)
+		n += got;
+	buf[n] = '\0';
+	close(fd);
+	return true;
+}
+
+/* The agent's health on /metrics after a few windows; a port in use is a one-line failure. */
+static void test_metrics_endpoint(void **state)
+{
+	const char *args[] = { "--process", NULL, "--every", "300ms", "--metrics-listen", NULL, NULL };
+	static char page[1 << 16];
+	char listen_at[32];
+	const char *windows = NULL;
+	pid_t worker, agent;
+	int go, held;
+
+	(void)state;
+	e2e_require_bpf();
+	fresh("metrics");
+	args[1] = name;
+	snprintf(listen_at, sizeof(listen_at), "127.0.0.1:%d", free_port(NULL));
+	args[5] = listen_at;
+	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "20000", NULL);
+	release(go);
+	agent = agent_start(args);
+	for (int i = 0; i < 100 && (!windows || atoi(windows + strlen("topdown_agent_windows_total ")) < 3); i++) {
+		usleep(100 * 1000);
+		if (scrape(atoi(strchr(listen_at, ':') + 1), page, sizeof(page)))
+			windows = strstr(page, "\ntopdown_agent_windows_total ");
+	}
+	kill(agent, SIGTERM);
+	assert_int_equal(agent_wait(agent), 0);
+	kill(worker, SIGTERM);
+	reap(worker);
+	assert_non_null(windows);
+	print_message("  %.40s\n", windows + 1);
+	assert_true(atoi(windows + strlen("\ntopdown_agent_windows_total ")) >= 3);
+	assert_non_null(strstr(page, "\ntopdown_agent_duty_ratio 1"));
+	assert_non_null(strstr(page, "\ntopdown_agent_cpu_seconds_total "));
+
+	snprintf(db_path, sizeof(db_path), "%s/metrics-refused.db", dir); /* this one must stay empty */
+	snprintf(listen_at, sizeof(listen_at), "127.0.0.1:%d", free_port(&held));
+	{ const char *a[] = { "--process", "x", "--metrics-listen", listen_at, NULL };
+	  expect_failure(a, NULL, 1, listen_at); }
+	close(held);
+	done();
+}
+
 /* --- the database going away and coming back (PostgreSQL) --- */
 
 /*
@@ -666,8 +757,9 @@ static void expect_failure(const char *const *args, const char *env_labels, int 
 		fail_msg("stderr lacks '%s': %s", expect, r->err);
 	if (access(db_path, F_OK) == 0) { /* opened before the failure: empty */
 		size_t count;
+		struct td_run_summary *runs = list_runs(NULL, &count);
 
-		td_run_summaries_free(list_runs(NULL, &count), count);
+		td_run_summaries_free(runs, count);
 		assert_int_equal(count, 0);
 	}
 	free(r);
@@ -727,6 +819,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_rss_flat_over_windows),
 		cmocka_unit_test(test_duty_cycle_counts_part_of_each_window),
 		cmocka_unit_test(test_max_overhead_shortens_the_duty),
+		cmocka_unit_test(test_metrics_endpoint),
 		{ .name = "test_pg_outage_spooled_then_replayed", .test_func = test_pg_outage_spooled_then_replayed,
 		  .setup_func = backend_setup, .teardown_func = pg_test_teardown, .initial_state = (void *)"postgresql" },
 	};

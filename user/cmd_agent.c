@@ -735,7 +735,7 @@ static int count(struct agent *agent, int64_t end, char *err, size_t errlen)
 static int run_window(struct agent *agent, char *err, size_t errlen)
 {
 	struct window w = { .start_ns = clock_now_ns(CLOCK_REALTIME) };
-	int64_t start = clock_now_ns(CLOCK_MONOTONIC), counted;
+	int64_t start = clock_now_ns(CLOCK_MONOTONIC), counted, wall;
 	int64_t end = start + (int64_t)agent->args->every_ns;
 	int ret = 0;
 
@@ -752,8 +752,9 @@ static int run_window(struct agent *agent, char *err, size_t errlen)
 		ret = wait_until(agent, end, err, errlen);
 	}
 	w.partial = stop_requested;
-	if (!ret)
-		ret = finish_window(agent, &w, clock_now_ns(CLOCK_MONOTONIC) - start, counted, err, errlen);
+	wall = clock_now_ns(CLOCK_MONOTONIC) - start;
+	if (!ret) /* never paused: all of it was counted */
+		ret = finish_window(agent, &w, wall, agent->paused ? counted : wall, err, errlen);
 	return ret;
 }
 

@@ -246,6 +246,49 @@ static void test_one_run_per_window_per_process(void **state)
 	done();
 }
 
+/* --system-wide: one run per window, every thread of the system in it, the workload's among them. */
+static void test_system_wide_one_run_per_window(void **state)
+{
+	const char *args[] = { "--system-wide", "--every", "500ms", "--windows", "2", NULL };
+	struct td_run_summary *runs;
+	struct td_store_config config = { .path = db_path };
+	struct td_store *store;
+	struct td_run *run;
+	size_t count, of_worker = 0;
+	char err[512];
+	pid_t worker, agent;
+	int go;
+
+	(void)state;
+	e2e_require_bpf();
+	fresh("system");
+	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "5000", NULL);
+	release(go);
+	agent = agent_start(args);
+	assert_int_equal(agent_wait(agent), 0);
+	kill(worker, SIGTERM);
+	reap(worker);
+
+	runs = list_runs(NULL, &count);
+	assert_int_equal(count, 2);
+	for (size_t i = 0; i < count; i++) {
+		assert_string_equal(runs[i].process, "system-wide");
+		assert_null(td_labels_get(&runs[i].labels, "pid"));
+	}
+	store = td_store_open(&config, err, sizeof(err));
+	assert_non_null(store);
+	assert_int_equal(td_store_read_run(store, runs[0].id, &run, err, sizeof(err)), 0);
+	for (size_t i = 0; i < run->nr_threads; i++)
+		of_worker += (pid_t)run->threads[i].pid == worker;
+	print_message("  %zu threads in the last window, %zu of the workload\n", run->nr_threads, of_worker);
+	assert_true(of_worker >= 2); /* the spinner and the io threads */
+	assert_true(run->nr_threads > of_worker);
+	td_run_free(run);
+	td_store_close(store);
+	td_run_summaries_free(runs, count);
+	done();
+}
+
 /* --- SIGTERM mid-window --- */
 
 static void test_sigterm_stores_partial_window(void **state)
@@ -812,6 +855,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bad_inputs_are_refused),
 		cmocka_unit_test(test_startup_failures),
 		cmocka_unit_test(test_one_run_per_window_per_process),
+		cmocka_unit_test(test_system_wide_one_run_per_window),
 		cmocka_unit_test(test_sigterm_stores_partial_window),
 		cmocka_unit_test(test_restart_followed_absent_waited_for),
 		cmocka_unit_test(test_sighup_reopens_log),

@@ -27,7 +27,7 @@ command -v sqlite3 >/dev/null || { echo "bench: needs sqlite3 (make deps install
 ln -s "$(realpath "$out/td-workload")" "$work/td-bench-agt"
 
 # median of the numbers on stdin
-median() { sort -g | awk '{v[NR] = $1} END { if (NR == 0) print "n/a"; else printf "%.3g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() { sort -g | awk '{v[NR] = $1} END { if (NR == 0) print "n/a"; else printf "%.6g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # label KEY DB: that label of every run, one per line
 label() { sqlite3 "$2" "SELECT json_extract(labels, '\$.\"$1\"') FROM runs;"; }
@@ -42,7 +42,7 @@ echo "\`$cmd\` (spinner + 4 io threads waking every 1 ms; $(nproc) CPUs), median
 echo
 echo "| agent CPU per window | BPF run time per window | overhead |"
 echo "| --- | --- | --- |"
-printf "| %s ms | %s ms | %s%% |\n" "$(label agent.cpu_ms "$work/steady.db" | median)" \
+printf "| %.2f ms | %.2f ms | %.3f%% |\n" "$(label agent.cpu_ms "$work/steady.db" | median)" \
 	"$(label agent.bpf_ms "$work/steady.db" | median)" "$(label agent.overhead_pct "$work/steady.db" | median)"
 echo
 
@@ -59,11 +59,11 @@ kill -TERM $agent; wait $agent
 per_k=$(sqlite3 "$work/churn.db" "SELECT json_extract(labels, '\$.\"agent.cpu_ms\"') * 1000.0 /
 	json_extract(labels, '\$.\"agent.threads\"') FROM runs WHERE json_extract(labels, '\$.\"agent.threads\"') >= 1000;" | median)
 threads=$(label agent.threads "$work/churn.db" | median)
-echo "\`$cmd\`: median over the windows with at least 1,000 threads (median $threads threads a window):"
+printf '`%s`: median over the windows with at least 1,000 threads (median %.0f threads a window):\n' "$cmd" "$threads"
 echo
 echo "| agent CPU per 1,000 threads drained |"
 echo "| --- |"
-printf "| %s ms |\n" "$per_k"
+printf "| %.1f ms |\n" "$per_k"
 echo
 
 echo "## topdown agent: steady-state RSS"

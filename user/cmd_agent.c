@@ -658,7 +658,7 @@ static void publish(struct agent *agent, struct td_run **runs, size_t nr_runs)
 		agent_log(agent, "out of memory publishing /metrics; the endpoint keeps the previous window");
 }
 
-/* Ends the window that began at start_ns: its runs, stored and published. */
+/* Ends window w: its runs, stored and published; the next duty decided. */
 static int finish_window(struct agent *agent, struct window *w, int64_t wall_ns, int64_t counted_ns,
 			 char *err, size_t errlen)
 {

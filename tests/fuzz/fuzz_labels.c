@@ -2,6 +2,7 @@
 /*
  * Fuzzes td_labels_parse_arg: the input is split at newlines into label
  * arguments, each parsed into one set, which is then copied and freed.
+ * The whole input is also parsed as a TOPDOWN_LABELS list (check_list).
  * On success the stored value must be what followed the first '='; on
  * failure the message must be a non-empty, single line.
  */
@@ -33,6 +34,28 @@ static void check_one(struct td_labels *labels, const char *arg)
 	}
 }
 
+/*
+ * The whole input as a TOPDOWN_LABELS list: on success no more labels
+ * than items; on failure one non-empty line, and nothing of the list kept.
+ */
+static void check_list(const char *text)
+{
+	struct td_labels labels;
+	char err[512] = "";
+	size_t items = 1;
+
+	for (const char *p = text; *p; p++)
+		items += *p == ',';
+	td_labels_init(&labels);
+	if (td_labels_parse_list(&labels, text, "TOPDOWN_LABELS", err, sizeof(err)) == 0) {
+		if (labels.count > items)
+			abort();
+	} else if (err[0] == '\0' || strchr(err, '\n') || labels.count) {
+		abort();
+	}
+	td_labels_free(&labels);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1);
@@ -42,6 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
+	check_list(text);
 
 	td_labels_init(&labels);
 	for (char *arg = text, *next; arg; arg = next) {

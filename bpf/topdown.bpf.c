@@ -250,10 +250,10 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 	struct cpu_slice *slice;
 	__u64 now;
 
-	if (paused)
-		return on_switch_paused(prev, btf);
 	if (!track_prev && !track_next)
 		return 0; /* neither side tracked: the cheap path */
+	if (paused) /* after the filter: a thread with a record is a target's */
+		return on_switch_paused(prev, btf);
 	slice = bpf_map_lookup_elem(&slices, &zero);
 	if (!slice)
 		return 0;

@@ -59,7 +59,7 @@ static void assert_close(const char *what, double got, double want, double toler
 /* --- a CPU spinner in this process that never blocks --- */
 
 static atomic_bool spinner_stop;
-static atomic_int spinner_tid;
+static atomic_int spinner_tid, waiter_tid;
 
 static void *spin(void *arg)
 {
@@ -683,14 +683,30 @@ static void test_windows_report_and_forget(void **state)
 	td_collector_free(c);
 }
 
-/* Paused, nothing is charged; after a resume only the time since counts. */
+/* A thread that waits for a byte on fd (arg), then exits. */
+static void *exit_on_byte(void *arg)
+{
+	char byte;
+
+	atomic_store(&waiter_tid, gettid());
+	if (read((int)(intptr_t)arg, &byte, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+/*
+ * Paused, nothing is charged; after a resume only the time since counts.
+ * A thread that dies while paused still sends its record: it is in the
+ * window's rows, exited, and the collector forgets it.
+ */
 static void test_pause_charges_nothing(void **state)
 {
 	pid_t self = getpid();
 	struct td_collector_opts opts = { .pids = &self, .nr_pids = 1, .events = &task_clock, .nr_events = 1 };
 	struct td_collector *c;
-	pthread_t spinner;
+	pthread_t spinner, waiter;
 	char err[512] = "";
+	int fds[2];
 
 	(void)state;
 	e2e_require_bpf();
@@ -708,15 +724,34 @@ static void test_pause_charges_nothing(void **state)
 		if (window > 0)
 			assert_int_equal(td_collector_resume(c, err, sizeof(err)), 0);
 		before = thread_cpu_ns(spinner);
+		if (window == 0) {
+			assert_int_equal(pipe(fds), 0);
+			assert_int_equal(pthread_create(&waiter, NULL, exit_on_byte, (void *)(intptr_t)fds[0]), 0);
+		}
 		usleep(400 * 1000);
 		assert_int_equal(td_collector_drain(c, NULL, err, sizeof(err)), 0);
 		td_collector_pause(c);
 		counted = thread_cpu_ns(spinner) - before;
+		if (window == 0) { /* the waiter, known to the collector, dies while paused */
+			assert_int_equal(write(fds[1], "x", 1), 1);
+			pthread_join(waiter, NULL);
+		}
 		usleep(400 * 1000); /* the spinner keeps running: none of this may be charged */
+		assert_int_equal(td_collector_poll(c, 0, err, sizeof(err)), 0);
 		assert_int_equal(td_collector_end_window(c, &rows, &n, err, sizeof(err)), 0);
 		assert_close("spinner on-CPU ns, counted part only", spinner_row(rows, n)->oncpu_ns, counted, 0.03);
+		if (window == 0) {
+			const struct td_thread_row *gone = find_tid(rows, n, atomic_load(&waiter_tid));
+
+			assert_non_null(gone);
+			assert_true(gone->exited);
+		} else {
+			assert_null(find_tid(rows, n, atomic_load(&waiter_tid)));
+		}
 		free(rows);
 	}
+	close(fds[0]);
+	close(fds[1]);
 	atomic_store(&spinner_stop, true);
 	pthread_join(spinner, NULL);
 	td_collector_free(c);

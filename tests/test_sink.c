@@ -443,6 +443,29 @@ static void test_sqlite_back_off(void **state)
 	assert_primary_holds(f, 1, 1);
 }
 
+/* An idle agent's replay: nothing before the back-off has passed, the
+ * spool after. */
+static void test_replay_without_a_write(void **state)
+{
+	struct fixture *f = fixture_of(state);
+	struct td_sink *sink;
+
+	go_down(f);
+	sink = open_sink(f);
+	write_window(f, sink, 1);
+	write_window(f, sink, 2);
+	come_back(f);
+	assert_int_equal(td_sink_replay(sink, f->err, ERRLEN), -EAGAIN); /* backing off */
+	assert_stats(sink, (struct counts){ .spooled = 2, .depth = 2 });
+	usleep(1100 * 1000); /* the first back-off is 1 s */
+	assert_int_equal(td_sink_replay(sink, f->err, ERRLEN), 0);
+	assert_stats(sink, (struct counts){ .spooled = 2, .replayed = 2, .reachable = true });
+	assert_int_equal(td_sink_replay(sink, f->err, ERRLEN), 0); /* an empty spool: nothing to do */
+	td_sink_close(sink);
+	assert_primary_holds(f, 1, 2);
+	assert_spool_holds(f, 1, 0);
+}
+
 /* After a long outage a write replays a bounded part of the spool and
  * queues its own run behind the rest. */
 static void test_write_replays_a_bounded_part(void **state)
@@ -636,6 +659,7 @@ int main(int argc, char **argv)
 		SINK_TEST(test_pg_restart_mid_session, "postgresql"),
 		SINK_TEST(test_pg_refused_spooled_run, "postgresql"),
 		SINK_TEST(test_sqlite_back_off, "sqlite"),
+		SINK_TEST(test_replay_without_a_write, "sqlite"),
 		SINK_TEST(test_write_replays_a_bounded_part, "sqlite"),
 		SINK_TEST(test_spool_busy, "sqlite"),
 		SINK_TEST(test_spool_busy_during_replay, "sqlite"),

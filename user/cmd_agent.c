@@ -638,11 +638,16 @@ static void report_sink(struct agent *agent)
 	agent->health.runs_replayed = stats.replayed;
 }
 
-/* Into the store or the spool (the spool is replayed first, in order, once the store answers). */
+/*
+ * Into the store or the spool (the spool is replayed first, in order, once
+ * the store answers). A window without runs still gives the spool its turn.
+ */
 static void store_runs(struct agent *agent, struct td_run **runs, size_t nr_runs)
 {
 	char err[768];
 
+	if (!nr_runs)
+		td_sink_replay(agent->sink, err, sizeof(err));
 	for (size_t i = 0; i < nr_runs; i++) {
 		err[0] = '\0';
 		if (td_sink_write(agent->sink, runs[i], err, sizeof(err)))

@@ -250,6 +250,15 @@ int td_sink_write(struct td_sink *sink, const struct td_run *run, char *err, siz
 	return spool_run(sink, run, err, errlen);
 }
 
+int td_sink_replay(struct td_sink *sink, char *err, size_t errlen)
+{
+	if (!sink->stats.spool_depth)
+		return 0;
+	if (open_store(sink, false, err, errlen) < 0)
+		return -EAGAIN;
+	return replay(sink, REPLAY_PER_WRITE, err, errlen);
+}
+
 int td_sink_flush(struct td_sink *sink, char *err, size_t errlen)
 {
 	int ret;

@@ -59,6 +59,13 @@ void td_sink_close(struct td_sink *sink);
 int td_sink_write(struct td_sink *sink, const struct td_run *run, char *err, size_t errlen);
 
 /*
+ * Replays up to 64 spooled runs when the back-off allows a try: what an
+ * idle agent calls when a window has no run to write, so the spool still
+ * drains. 0 when the spool is empty afterwards; -EAGAIN while runs remain.
+ */
+int td_sink_replay(struct td_sink *sink, char *err, size_t errlen);
+
+/*
  * Tries the store now, whatever the back-off, and replays the whole spool.
  * 0 when it is empty afterwards; -EAGAIN while the store is still
  * unreachable; -EINVAL when the store refused spooled runs since the last

@@ -26,6 +26,7 @@
 #include "tma_events.h"
 #include "topdown.h"
 #include "topdown.skel.h"
+#include "utf8.h"
 
 #define DEFAULT_MAX_THREADS 16384
 #define MIN_TRACKS 256
@@ -174,6 +175,7 @@ static void row_from_sched_delta(const struct td_thread_stats *now, const struct
 	row->pid = now->tgid;
 	memcpy(row->comm, now->comm, sizeof(row->comm));
 	row->comm[sizeof(row->comm) - 1] = '\0';
+	td_utf8_sanitize(row->comm); /* the kernel cuts names at 15 bytes, mid-character or not */
 	row->exited = now->exited;
 	row->oncpu_ns = now->oncpu_ns - base->oncpu_ns;
 	row->voluntary_switches = now->voluntary_switches - base->voluntary_switches;

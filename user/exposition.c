@@ -57,6 +57,7 @@
 #include "array.h"
 #include "engine.h"
 #include "exporter.h"
+#include "utf8.h"
 
 #define USER_PREFIX "user_"
 
@@ -100,34 +101,6 @@ static const struct tma_family tma_families[] = {
 	  TD_SCOPE_GROUP, true },
 };
 
-/* Bytes of the UTF-8 character at s, or 0 when s does not start one
- * (overlong forms, surrogates and code points past U+10FFFF included). */
-static size_t utf8_char_len(const unsigned char *s)
-{
-	unsigned char lo = 0x80, hi = 0xbf; /* the range of the second byte */
-	size_t len;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;
-	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
-}
-
 /* raw as a label value between quotes; NULL when out of memory. */
 static char *label_value(const char *raw)
 {
@@ -137,7 +110,7 @@ static char *label_value(const char *raw)
 	if (!out)
 		return NULL;
 	while (*p) {
-		size_t n = utf8_char_len(p);
+		size_t n = td_utf8_char_len(p);
 
 		if (n == 0) {
 			*o++ = '?';

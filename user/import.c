@@ -22,6 +22,7 @@
 
 #include "engine.h"
 #include "import.h"
+#include "utf8.h"
 
 #define MAX_FIELDS 64
 #define MAX_MAPPED 4 /* model events one perf event may stand for */
@@ -195,6 +196,7 @@ static bool parse_thread(const char *s, uint32_t *tid, char *comm)
 		return false;
 	*tid = (uint32_t)v;
 	snprintf(comm, TD_COMM_LEN, "%.*s", (int)(dash - s), s);
+	td_utf8_sanitize(comm); /* perf prints the kernel's cut names as they are */
 	return true;
 }
 

@@ -12,6 +12,7 @@
 #include "query_render.h"
 #include "render.h"
 #include "tma_render.h"
+#include "utf8.h"
 
 #define RED "\033[31m"
 #define GREEN "\033[32m"
@@ -114,10 +115,8 @@ static json_t *json_text(const char *text)
 		return json_null();
 	if ((s = json_string(text)))
 		return s;
-	copy = strdup(text);
-	for (char *p = copy; p && *p; p++)
-		if ((unsigned char)*p >= 0x80)
-			*p = '?';
+	if ((copy = strdup(text)))
+		td_utf8_sanitize(copy);
 	s = copy ? json_string(copy) : json_null();
 	free(copy);
 	return s;

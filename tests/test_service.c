@@ -326,7 +326,12 @@ static void test_refuses_bad_input(void **state)
 {
 	(void)state;
 	expect_refusal((const char *[]){ "--every", "5m", NULL }, "--process NAME");
-	expect_refusal((const char *[]){ "--process", "x", "--system-wide", NULL }, "already covers");
+	expect_refusal((const char *[]){ "--process", "x", "--system-wide", NULL }, "not both");
+	expect_refusal((const char *[]){ "--system-wide", "--every", "5ms", NULL }, "shorter than 10ms");
+	expect_refusal((const char *[]){ "--system-wide", "--every", "1m", "--duration", "2m", NULL },
+		       "longer than the --every");
+	expect_refusal((const char *[]){ "--system-wide", "--duration", "2m", NULL }, /* the agent's 60 s */
+		       "longer than the --every");
 	expect_refusal((const char *[]){ "--process", "/usr/bin/x", NULL }, "not a path");
 	expect_refusal((const char *[]){ "--system-wide", "--label", "nokey", NULL }, "nokey");
 	expect_refusal((const char *[]){ "--system-wide", "--label", "team=a,b", NULL }, "comma");

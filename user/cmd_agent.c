@@ -48,6 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_options.h"
 #include "collect_setup.h"
 #include "collector.h"
 #include "commands.h"
@@ -63,7 +64,6 @@
 #include "topdown.h"
 
 #define NS_PER_SEC 1000000000ll
-#define MIN_EVERY_NS (10 * 1000000ll)   /* shorter windows cost more than they tell */
 #define MIN_COUNTED_NS (100 * 1000000ll) /* --max-overhead never counts less of a window */
 #define MAX_SUB_INTERVAL_NS NS_PER_SEC
 #define MIN_SUB_INTERVAL_NS (10 * 1000000ll)
@@ -201,29 +201,6 @@ static int add_process_name(struct agent_args *a, const char *name, char *err, s
 	return 0;
 }
 
-/* The checks that need every option: targets, and --duration within --every. */
-static int check_args(const struct agent_args *a, char *err, size_t errlen)
-{
-	char every[32], duration[32];
-
-	if (!a->nr_process_names == !a->system_wide) {
-		snprintf(err, errlen, "name the targets: --process NAME (repeatable) or --system-wide, not both");
-		return -EINVAL;
-	}
-	if (a->every_ns < MIN_EVERY_NS) {
-		snprintf(err, errlen, "--every %s is shorter than 10ms; windows that short cost more than they tell",
-			 td_format_duration(a->every_ns, every, sizeof(every)));
-		return -EINVAL;
-	}
-	if (a->duration_ns > a->every_ns) {
-		snprintf(err, errlen, "--duration %s is longer than the --every %s window; count at most the whole window",
-			 td_format_duration(a->duration_ns, duration, sizeof(duration)),
-			 td_format_duration(a->every_ns, every, sizeof(every)));
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* Parses and checks every option; returns 0, an exit code, or -1 after --help. */
 static int parse_args(int argc, char **argv, struct agent_args *a)
 {
@@ -246,7 +223,7 @@ static int parse_args(int argc, char **argv, struct agent_args *a)
 	char err[512] = "";
 	int opt, ret;
 
-	a->every_ns = 60 * NS_PER_SEC;
+	a->every_ns = TD_AGENT_DEFAULT_EVERY_NS;
 	a->level = 1;
 	optind = 1;
 	opterr = 0;
@@ -279,7 +256,8 @@ static int parse_args(int argc, char **argv, struct agent_args *a)
 	if (!ret && !a->duration_ns)
 		a->duration_ns = a->every_ns;
 	if (!ret)
-		ret = check_args(a, err, sizeof(err));
+		ret = td_agent_options_check(a->nr_process_names, a->system_wide, a->every_ns, a->duration_ns,
+					     err, sizeof(err));
 	return ret ? usage_error(err) : 0;
 }
 

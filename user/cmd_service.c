@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agent_options.h"
 #include "commands.h"
 #include "labels.h"
 #include "parse.h"
@@ -43,6 +44,8 @@ extern char **environ;
 #define STATE_DIR "/var/lib/topdown" /* the unit's StateDirectory=topdown */
 #define MAX_PROCESSES 32
 #define NR_AGENT_VALUES 5 /* --every, --duration, --level, --max-overhead, --metrics-listen */
+#define EVERY_VALUE 0     /* their places in install_args.values */
+#define DURATION_VALUE 1
 #define MAX_AGENT_ARGS (2 * MAX_PROCESSES + 1 + 2 * NR_AGENT_VALUES)
 #define AGENT_VALUE_OPT 256 /* getopt codes of the agent's options with one value */
 #define HELP_SHOWN 1        /* a parser's answer to --help: nothing else to do */
@@ -224,24 +227,29 @@ static void build_agent_args(struct install_args *a)
 			add_agent_arg(a, a->values[i].option, a->values[i].value);
 }
 
+/* Targets and window as the agent checks them, with its defaults where not given. */
+static int check_targets_and_window(const struct install_args *a, char *err, size_t errlen)
+{
+	const char *every = a->values[EVERY_VALUE].value, *duration = a->values[DURATION_VALUE].value;
+	uint64_t every_ns = TD_AGENT_DEFAULT_EVERY_NS, duration_ns = 0;
+
+	if (every && td_parse_duration_ns(every, &every_ns, err, errlen))
+		return -EINVAL;
+	if (duration && td_parse_duration_ns(duration, &duration_ns, err, errlen))
+		return -EINVAL;
+	return td_agent_options_check(a->nr_processes, a->system_wide, every_ns, duration_ns, err, errlen);
+}
+
 /* Everything after the options are read: targets, labels, store, paths. */
 static int check_install_args(struct install_args *a, char *err, size_t errlen)
 {
 	int ret;
 
-	if (!a->nr_processes && !a->system_wide) {
-		snprintf(err, errlen, "name what the agent watches: --process NAME (repeatable) or "
-			 "--system-wide");
-		return -EINVAL;
-	}
-	if (a->nr_processes && a->system_wide) {
-		snprintf(err, errlen, "--system-wide already covers every process: drop --process, "
-			 "or --system-wide");
-		return -EINVAL;
-	}
 	for (size_t i = 0; i < NR_AGENT_VALUES; i++)
 		if (a->values[i].value && (ret = a->values[i].check(a->values[i].value, err, errlen)))
 			return ret;
+	if ((ret = check_targets_and_window(a, err, errlen)))
+		return ret;
 	for (size_t i = 0; i < a->labels.count; i++)
 		if ((ret = td_service_label_check(&a->labels.items[i], err, errlen)))
 			return ret;

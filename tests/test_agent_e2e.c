@@ -445,6 +445,85 @@ static void test_thread_churn_loses_nothing_unreported(void **state)
 	done();
 }
 
+/* --- counter groups --- */
+
+/* Nine software events: more than one group holds (8), so two take turns. */
+#define GROUPED_EVENTS "task-clock,cpu-clock,context-switches,cpu-migrations,page-faults," \
+		       "minor-faults,major-faults,alignment-faults,emulation-faults"
+#define NR_GROUPED_EVENTS 9
+
+/* The spinner's row of a stored run, copied out. */
+static struct td_thread_row spinner_row(const char *run_id)
+{
+	struct td_store_config config = { .path = db_path };
+	struct td_store *store = td_store_open(&config, NULL, 0);
+	struct td_thread_row row = { .tid = 0 };
+	struct td_run *run;
+	char err[512];
+
+	assert_non_null(store);
+	if (td_store_read_run(store, run_id, &run, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(run->nr_events, NR_GROUPED_EVENTS);
+	for (size_t i = 0; i < run->nr_threads; i++)
+		if (!strcmp(run->threads[i].comm, "spinner"))
+			row = run->threads[i];
+	td_run_free(run);
+	td_store_close(store);
+	assert_true(row.tid != 0);
+	return row;
+}
+
+/*
+ * --events with two counter groups: they take turns within each window
+ * (a second each of a 2 s window), so every event of the spinner was
+ * counted for about half of it, the two halves make the whole, and
+ * task-clock scaled up to the window comes near the spinner's on-CPU time
+ * (loosely: this guest's perf clocks drift from the scheduler's by up to
+ * 15%, docs/DESIGN.md).
+ */
+static void test_counter_groups_take_turns_within_a_window(void **state)
+{
+	const char *args[] = { "--process", NULL, "--every", "2s", "--windows", "2", "--events", GROUPED_EVENTS, NULL };
+	struct td_run_summary *runs;
+	size_t count;
+	pid_t worker, agent;
+	int go;
+
+	(void)state;
+	e2e_require_bpf();
+	fresh("groups");
+	args[1] = name;
+	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "8000", "--io-threads", "0", NULL);
+	release(go);
+	agent = agent_start(args);
+	assert_int_equal(agent_wait(agent), 0);
+	kill(worker, SIGTERM);
+	reap(worker);
+
+	runs = list_runs(name, &count);
+	assert_int_equal(count, 2);
+	for (size_t i = 0; i < count; i++) {
+		struct td_thread_row row = spinner_row(runs[i].id);
+		double first = row.counters[0].running_fraction, last = row.counters[8].running_fraction;
+		double scaled_error = fabs(row.counters[0].value - (double)row.oncpu_ns) / row.oncpu_ns;
+
+		print_message("  window %zu: group 1 counted %.2f of it, group 2 %.2f; task-clock %.3f s, on-CPU %.3f s\n",
+			      i, first, last, row.counters[0].value / 1e9, row.oncpu_ns / 1e9);
+		for (size_t e = 0; e < NR_GROUPED_EVENTS; e++) {
+			double fraction = row.counters[e].running_fraction;
+
+			assert_false(isnan(row.counters[e].value));
+			assert_true(fraction > 0.25 && fraction < 0.75);
+			assert_true(fabs(fraction - (e < 8 ? first : last)) < 0.02); /* a group counts together */
+		}
+		assert_true(first + last > 0.85 && first + last <= 1.0 + 1e-9);
+		assert_true(scaled_error < 0.3);
+	}
+	td_run_summaries_free(runs, count);
+	done();
+}
+
 /* --- duty cycle --- */
 
 static double label_real(const struct td_run_summary *run, const char *key)
@@ -833,6 +912,9 @@ static void test_bad_inputs_are_refused(void **state)
 	{ const char *a[] = { "--process", "x", "--windows", "0", NULL }; expect_refusal(a, NULL, "--windows"); }
 	{ const char *a[] = { "--process", "x", "--label", "nokey", NULL }; expect_refusal(a, NULL, "bad label 'nokey'"); }
 	{ const char *a[] = { "--process", "/usr/bin/x", NULL }; expect_refusal(a, NULL, "--process takes a process name"); }
+	{ const char *a[] = { "--process", "x", "--events", "task-clock", "--level", "2", NULL };
+	  expect_refusal(a, NULL, "give one or the other"); }
+	{ const char *a[] = { "--process", "x", "--events", "no-such-event", NULL }; expect_refusal(a, NULL, "no-such-event"); }
 	done();
 }
 
@@ -861,6 +943,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_sighup_reopens_log),
 		cmocka_unit_test(test_thread_churn_loses_nothing_unreported),
 		cmocka_unit_test(test_rss_flat_over_windows),
+		cmocka_unit_test(test_counter_groups_take_turns_within_a_window),
 		cmocka_unit_test(test_duty_cycle_counts_part_of_each_window),
 		cmocka_unit_test(test_max_overhead_shortens_the_duty),
 		cmocka_unit_test(test_metrics_endpoint),

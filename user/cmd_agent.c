@@ -79,6 +79,9 @@ struct agent_args {
 	double max_overhead_pct; /* 0: no budget */
 	const char *metrics_listen, *spool, *log_path, *db;
 	long windows;            /* 0: until stopped */
+	bool level_given, events_given;
+	struct td_event events[TD_MAX_EVENTS]; /* --events: instead of the Top-Down ones */
+	size_t nr_events;
 	struct td_labels user_labels; /* TOPDOWN_LABELS, then --label over them */
 	struct td_store_flags store_flags;
 };
@@ -120,7 +123,7 @@ static void on_hangup(int sig)
 
 static const char usage_text[] =
 	"usage: topdown agent (--process NAME [--process NAME]... | --system-wide)\n"
-	"                     [--every 60s] [--duration D] [--level 1..3] [--label key=value]...\n"
+	"                     [--every 60s] [--duration D] [--level 1..3 | --events LIST] [--label key=value]...\n"
 	"                     [--max-overhead PCT] [--metrics-listen 127.0.0.1:9464] [--spool PATH]\n"
 	"                     [--log PATH] [--windows N] [--db PATH | --backend postgresql --dsn DSN]\n"
 	"  --every D          window length: one run per target process per window (default 60s)\n"
@@ -131,6 +134,7 @@ static const char usage_text[] =
 	"                     (default $STATE_DIRECTORY/spool.db, else ~/.topdown/spool.db)\n"
 	"  --log PATH         log here instead of stderr (reopened on SIGHUP)\n"
 	"  --windows N        stop after N windows\n"
+	"  --events LIST      count these events instead of the Top-Down ones (groups of 8 take turns)\n"
 	"  TOPDOWN_LABELS     key=value,key2=value2 labels for every run; --label wins\n";
 
 static int usage_error(const char *message)
@@ -216,6 +220,7 @@ static int parse_args(int argc, char **argv, struct agent_args *a)
 		{ "spool", required_argument, NULL, 's' },
 		{ "log", required_argument, NULL, 'g' },
 		{ "windows", required_argument, NULL, 'w' },
+		{ "events", required_argument, NULL, 'E' },
 		{ "db", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -229,13 +234,18 @@ static int parse_args(int argc, char **argv, struct agent_args *a)
 	opterr = 0;
 	/* the environment's labels first: --label replaces them key by key */
 	ret = td_labels_parse_list(&a->user_labels, getenv("TOPDOWN_LABELS"), "TOPDOWN_LABELS", err, sizeof(err));
-	while (!ret && (opt = getopt_long(argc, argv, "p:ae:d:l:L:o:M:s:g:w:D:h", options, NULL)) != -1) {
+	while (!ret && (opt = getopt_long(argc, argv, "p:ae:d:l:L:o:M:s:g:w:D:E:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'p': ret = add_process_name(a, optarg, err, sizeof(err)); break;
 		case 'a': a->system_wide = true; break;
 		case 'e': ret = td_parse_duration_ns(optarg, &a->every_ns, err, sizeof(err)); break;
 		case 'd': ret = td_parse_duration_ns(optarg, &a->duration_ns, err, sizeof(err)); break;
-		case 'l': ret = td_parse_int_range(optarg, "--level", 1, 4, &a->level, err, sizeof(err)); break;
+		case 'l': a->level_given = true;
+			ret = td_parse_int_range(optarg, "--level", 1, 4, &a->level, err, sizeof(err));
+			break;
+		case 'E': a->events_given = true;
+			ret = td_event_list_parse(optarg, a->events, TD_MAX_EVENTS, &a->nr_events, err, sizeof(err));
+			break;
 		case 'L': ret = td_labels_parse_arg(&a->user_labels, optarg, err, sizeof(err)); break;
 		case 'o': ret = td_parse_number(optarg, "--max-overhead", 0.01, 100, &a->max_overhead_pct, err, sizeof(err)); break;
 		case 'M': a->metrics_listen = optarg; break;
@@ -251,6 +261,10 @@ static int parse_args(int argc, char **argv, struct agent_args *a)
 	}
 	if (!ret && optind < argc) {
 		snprintf(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
+		ret = -EINVAL;
+	}
+	if (!ret && a->events_given && a->level_given) {
+		snprintf(err, sizeof(err), "--events replaces the Top-Down counters that --level chooses: give one or the other");
 		ret = -EINVAL;
 	}
 	if (!ret && !a->duration_ns)
@@ -692,7 +706,7 @@ static int wait_until(struct agent *agent, int64_t until, char *err, size_t errl
 
 static size_t counter_groups(const struct agent *agent)
 {
-	return agent->tma.setup && agent->tma.setup->plan.nr_groups ? agent->tma.setup->plan.nr_groups : 1;
+	return td_collector_group_count(agent->collector);
 }
 
 /* The counted part of a window: sub-intervals, the counter groups in turn. */
@@ -789,9 +803,13 @@ static int prepare(struct agent *agent, const struct agent_args *a, char *err, s
 	struct td_sink_config sink = { .store = a->store_flags, .db = a->db, .spool_path = a->spool };
 	int ret = td_collect_check_host(err, errlen);
 
+	if (!ret && a->events_given) {
+		memcpy(agent->events, a->events, a->nr_events * sizeof(a->events[0]));
+		agent->nr_events = a->nr_events;
+	}
 	if (!ret)
-		ret = td_collect_choose_events(NULL, a->level, false, agent->events, &agent->nr_events, &agent->tma,
-					       err, errlen);
+		ret = td_collect_choose_events(NULL, a->level, a->events_given, agent->events, &agent->nr_events,
+					       &agent->tma, err, errlen);
 	if (!ret)
 		ret = new_engine(agent, err, errlen);
 	if (!ret && !a->spool && !(ret = default_spool_path(spool, sizeof(spool), err, errlen)))

@@ -875,6 +875,11 @@ uint64_t td_collector_dropped(const struct td_collector *c)
 	return c->skel->bss->drops.slices;
 }
 
+size_t td_collector_group_count(const struct td_collector *c)
+{
+	return c->plan.nr_groups ? c->plan.nr_groups : 1;
+}
+
 uint64_t td_collector_lost_threads(const struct td_collector *c)
 {
 	return c->skel->bss->drops.threads;

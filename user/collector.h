@@ -115,6 +115,9 @@ int td_collector_resume(struct td_collector *collector, char *err, size_t errlen
 /* Slices the kernel could not charge (full thread map) since start. */
 uint64_t td_collector_dropped(const struct td_collector *collector);
 
+/* Counter groups that take turns (td_collector_rotate); 1 when all count at once. */
+size_t td_collector_group_count(const struct td_collector *collector);
+
 /*
  * Threads that died without ever having a record (the thread map was
  * full all their life) since start: missing from every row. Exact.

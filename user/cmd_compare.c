@@ -16,7 +16,6 @@
 #include "query_cli.h"
 #include "query_render.h"
 
-#define OPT_HELP 0x100
 #define DEFAULT_THRESHOLD_PP 1.0
 
 struct compare_args {
@@ -43,19 +42,21 @@ static int usage_error(const char *message)
 	return TD_EXIT_USAGE;
 }
 
-static int own_option(struct compare_args *a, int opt, char *err, size_t errlen)
+static int own_option(void *args, int opt, const char *arg, char *err, size_t errlen)
 {
+	struct compare_args *a = args;
+
 	switch (opt) {
-	case 'A': return td_labels_parse_arg(&a->labels_a, optarg, err, errlen);
-	case 'Z': return td_labels_parse_arg(&a->labels_b, optarg, err, errlen);
-	case 'e': return td_parse_number(optarg, "--threshold", 0, 100, &a->threshold_pp, err,
+	case 'A': return td_labels_parse_arg(&a->labels_a, arg, err, errlen);
+	case 'Z': return td_labels_parse_arg(&a->labels_b, arg, err, errlen);
+	case 'e': return td_parse_number(arg, "--threshold", 0, 100, &a->threshold_pp, err,
 					 errlen);
-	case 'a': return td_parse_number(optarg, "--alpha", 0.000001, 0.5, &a->alpha, err,
+	case 'a': return td_parse_number(arg, "--alpha", 0.000001, 0.5, &a->alpha, err,
 					 errlen);
 	case 'f': a->fail_on_regression = true; return 0;
 	case 'H': a->threads = true; return 0;
-	case 'l': return td_parse_int_range(optarg, "--level", 1, 4, &a->level, err, errlen);
-	case 'n': return td_parse_int_range(optarg, "--top-n", 1, 1000000, &a->top_n, err, errlen);
+	case 'l': return td_parse_int_range(arg, "--level", 1, 4, &a->level, err, errlen);
+	case 'n': return td_parse_int_range(arg, "--top-n", 1, 1000000, &a->top_n, err, errlen);
 	default: return 0;
 	}
 }
@@ -89,27 +90,15 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		{ "threads", no_argument, NULL, 'H' },
 		{ "level", required_argument, NULL, 'l' },
 		{ "top-n", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, OPT_HELP },
+		{ "help", no_argument, NULL, TD_QUERY_CLI_HELP },
 		{ 0 }
 	};
 	char err[512] = "";
-	int opt, ret = 0;
+	int ret;
 
-	optind = 1;
-	opterr = 0;
-	while (!ret && (opt = getopt_long(argc, argv, TD_QUERY_CLI_SHORT, options, NULL)) != -1) {
-		if (opt == OPT_HELP) {
-			fputs(usage_text, stdout);
-			return -1;
-		}
-		if (opt == '?') {
-			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'",
-				 argv[optind - 1]);
-			return usage_error(err);
-		}
-		ret = td_query_cli_option(&a->cli, opt, optarg, err, sizeof(err));
-		ret = ret == 0 ? own_option(a, opt, err, sizeof(err)) : ret < 0 ? ret : 0;
-	}
+	ret = td_query_cli_parse(&a->cli, argc, argv, options, usage_text, own_option, a, true, err, sizeof(err));
+	if (ret == TD_QUERY_CLI_HELP_SHOWN)
+		return -1;
 	if (ret)
 		return usage_error(err);
 	if (sides_problem(a, argc - optind))
@@ -139,9 +128,10 @@ static int side_filter(struct td_store *store, const struct td_run_filter *share
 	return 0;
 }
 
-static int compare(struct td_store *store, struct compare_args *a, bool *regressed,
-		   char *err, size_t errlen)
+/* The comparison on store; TD_EXIT_REGRESSION when one was found and --fail-on-regression. */
+static int compare(struct td_store *store, void *compare_args, char *err, size_t errlen)
 {
+	struct compare_args *a = compare_args;
 	struct td_compare_args args = {
 		.by_thread_name = a->threads, .max_level = (int)a->level,
 		.threshold = a->threshold_pp / 100,
@@ -162,7 +152,8 @@ static int compare(struct td_store *store, struct compare_args *a, bool *regress
 		ret = td_compare(store, &args, &result, err, errlen);
 	if (ret == 0) {
 		td_render_comparison(&r, result);
-		*regressed = result->nr_regressions > 0;
+		if (result->nr_regressions > 0 && a->fail_on_regression)
+			ret = TD_EXIT_REGRESSION;
 	}
 	td_comparison_free(result);
 	return ret;
@@ -171,9 +162,6 @@ static int compare(struct td_store *store, struct compare_args *a, bool *regress
 int td_cmd_compare(int argc, char **argv)
 {
 	struct compare_args a = { 0 };
-	struct td_store *store = NULL;
-	bool regressed = false;
-	char err[1024] = "";
 	int ret;
 
 	a.threshold_pp = DEFAULT_THRESHOLD_PP;
@@ -181,15 +169,8 @@ int td_cmd_compare(int argc, char **argv)
 	td_labels_init(&a.labels_a);
 	td_labels_init(&a.labels_b);
 	ret = parse_args(argc, argv, &a);
-	if (ret == 0) {
-		store = td_query_cli_open(&a.cli, err, sizeof(err));
-		ret = store ? compare(store, &a, &regressed, err, sizeof(err)) : -EIO;
-		if (ret)
-			ret = td_query_cli_fail("compare", ret, err);
-		else if (regressed && a.fail_on_regression)
-			ret = TD_EXIT_REGRESSION;
-	}
-	td_store_close(store);
+	if (ret == 0)
+		ret = td_query_cli_run(&a.cli, "compare", compare, &a);
 	td_labels_free(&a.labels_a);
 	td_labels_free(&a.labels_b);
 	td_query_cli_release(&a.cli);

@@ -17,8 +17,6 @@
 #include "query_cli.h"
 #include "query_render.h"
 
-#define OPT_HELP 0x100
-
 struct export_args {
 	struct td_query_cli cli;
 	const char *output;
@@ -50,43 +48,33 @@ static int parse_format(const char *text, struct export_args *a, char *err, size
 	return 0;
 }
 
+static int own_option(void *args, int opt, const char *arg, char *err, size_t errlen)
+{
+	struct export_args *a = args;
+
+	if (opt == 'f')
+		return parse_format(arg, a, err, errlen);
+	a->output = arg; /* 'o' */
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct export_args *a)
 {
 	static const struct option options[] = {
 		TD_QUERY_CLI_OPTIONS,
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, OPT_HELP },
+		{ "help", no_argument, NULL, TD_QUERY_CLI_HELP },
 		{ 0 }
 	};
 	char err[512] = "";
-	int opt, ret = 0;
+	int ret;
 
 	a->cli.format = TD_FORMAT_JSON;
-	optind = 1;
-	opterr = 0;
-	while (!ret && (opt = getopt_long(argc, argv, TD_QUERY_CLI_SHORT, options, NULL)) != -1) {
-		switch (opt) {
-		case 'f': ret = parse_format(optarg, a, err, sizeof(err)); break;
-		case 'o': a->output = optarg; break;
-		case OPT_HELP: fputs(usage_text, stdout); return -1;
-		case '?':
-			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'",
-				 argv[optind - 1]);
-			ret = -EINVAL;
-			break;
-		default:
-			ret = td_query_cli_option(&a->cli, opt, optarg, err, sizeof(err));
-			ret = ret < 0 ? ret : 0;
-		}
-	}
-	if (ret)
-		return usage_error(err);
-	if (optind < argc) {
-		snprintf(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
-		return usage_error(err);
-	}
-	return 0;
+	ret = td_query_cli_parse(&a->cli, argc, argv, options, usage_text, own_option, a, false, err, sizeof(err));
+	if (ret == TD_QUERY_CLI_HELP_SHOWN)
+		return -1;
+	return ret ? usage_error(err) : 0;
 }
 
 /* Every matching run, oldest last as listed, one read at a time. */
@@ -158,8 +146,9 @@ static int export_to_file(struct td_store *store, const struct td_run_summary *r
 	return ret;
 }
 
-static int export_runs(struct td_store *store, struct export_args *a, char *err, size_t errlen)
+static int export_runs(struct td_store *store, void *args, char *err, size_t errlen)
 {
+	struct export_args *a = args;
 	struct td_run_summary *runs = NULL;
 	struct td_run_filter filter;
 	size_t count = 0;
@@ -178,18 +167,12 @@ static int export_runs(struct td_store *store, struct export_args *a, char *err,
 int td_cmd_export(int argc, char **argv)
 {
 	struct export_args a = { 0 };
-	struct td_store *store = NULL;
-	char err[1024] = "";
 	int ret;
 
 	td_query_cli_init(&a.cli, &argc, argv);
 	ret = parse_args(argc, argv, &a);
-	if (ret == 0) {
-		store = td_query_cli_open(&a.cli, err, sizeof(err));
-		ret = store ? export_runs(store, &a, err, sizeof(err)) : -EIO;
-		ret = ret ? td_query_cli_fail("export", ret, err) : 0;
-	}
-	td_store_close(store);
+	if (ret == 0)
+		ret = td_query_cli_run(&a.cli, "export", export_runs, &a);
 	td_query_cli_release(&a.cli);
 	return ret < 0 ? 0 : ret;
 }

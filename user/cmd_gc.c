@@ -15,7 +15,6 @@
 #include "query_cli.h"
 #include "render.h"
 
-#define OPT_HELP 0x100
 #define DEFAULT_BATCH 100
 
 struct gc_args {
@@ -35,6 +34,17 @@ static int usage_error(const char *message)
 	return TD_EXIT_USAGE;
 }
 
+static int own_option(void *args, int opt, const char *arg, char *err, size_t errlen)
+{
+	struct gc_args *a = args;
+
+	switch (opt) {
+	case 'o': return td_parse_duration_ns(arg, &a->older_than_ns, err, errlen);
+	case 'b': return td_parse_int_range(arg, "--batch", 1, 100000, &a->batch, err, errlen);
+	default: a->dry_run = true; return 0; /* 'n' */
+	}
+}
+
 static int parse_args(int argc, char **argv, struct gc_args *a)
 {
 	static const struct option options[] = {
@@ -42,37 +52,18 @@ static int parse_args(int argc, char **argv, struct gc_args *a)
 		{ "older-than", required_argument, NULL, 'o' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "dry-run", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, OPT_HELP },
+		{ "help", no_argument, NULL, TD_QUERY_CLI_HELP },
 		{ 0 }
 	};
 	char err[512] = "";
-	int opt, ret = 0;
+	int ret;
 
 	a->batch = DEFAULT_BATCH;
-	optind = 1;
-	opterr = 0;
-	while (!ret && (opt = getopt_long(argc, argv, TD_QUERY_CLI_SHORT, options, NULL)) != -1) {
-		switch (opt) {
-		case 'o': ret = td_parse_duration_ns(optarg, &a->older_than_ns, err, sizeof(err)); break;
-		case 'b': ret = td_parse_int_range(optarg, "--batch", 1, 100000, &a->batch, err, sizeof(err)); break;
-		case 'n': a->dry_run = true; break;
-		case OPT_HELP: fputs(usage_text, stdout); return -1;
-		case '?':
-			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'",
-				 argv[optind - 1]);
-			ret = -EINVAL;
-			break;
-		default:
-			ret = td_query_cli_option(&a->cli, opt, optarg, err, sizeof(err));
-			ret = ret < 0 ? ret : 0;
-		}
-	}
+	ret = td_query_cli_parse(&a->cli, argc, argv, options, usage_text, own_option, a, false, err, sizeof(err));
+	if (ret == TD_QUERY_CLI_HELP_SHOWN)
+		return -1;
 	if (ret)
 		return usage_error(err);
-	if (optind < argc) {
-		snprintf(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
-		return usage_error(err);
-	}
 	if (!a->older_than_ns)
 		return usage_error("say which runs to delete with --older-than, e.g. --older-than 30d");
 	if (a->cli.last_ns || a->cli.run_id || a->cli.format != TD_FORMAT_TABLE)
@@ -81,8 +72,9 @@ static int parse_args(int argc, char **argv, struct gc_args *a)
 	return 0;
 }
 
-static int collect_garbage(struct td_store *store, struct gc_args *a, char *err, size_t errlen)
+static int collect_garbage(struct td_store *store, void *args, char *err, size_t errlen)
 {
+	struct gc_args *a = args;
 	struct td_run_summary *runs = NULL;
 	struct td_run_filter filter;
 	struct timespec now;
@@ -113,18 +105,12 @@ static int collect_garbage(struct td_store *store, struct gc_args *a, char *err,
 int td_cmd_gc(int argc, char **argv)
 {
 	struct gc_args a = { 0 };
-	struct td_store *store = NULL;
-	char err[1024] = "";
 	int ret;
 
 	td_query_cli_init(&a.cli, &argc, argv);
 	ret = parse_args(argc, argv, &a);
-	if (ret == 0) {
-		store = td_query_cli_open(&a.cli, err, sizeof(err));
-		ret = store ? collect_garbage(store, &a, err, sizeof(err)) : -EIO;
-		ret = ret ? td_query_cli_fail("gc", ret, err) : 0;
-	}
-	td_store_close(store);
+	if (ret == 0)
+		ret = td_query_cli_run(&a.cli, "gc", collect_garbage, &a);
 	td_query_cli_release(&a.cli);
 	return ret < 0 ? 0 : ret;
 }

@@ -16,7 +16,6 @@
 #include "query_cli.h"
 #include "query_render.h"
 
-#define OPT_HELP 0x100
 #define DEFAULT_WINDOW 10
 #define DEFAULT_SIGMA 3.0
 
@@ -68,24 +67,26 @@ static void set_mode(struct query_args *a, enum mode mode, const char *node)
 }
 
 /* The query's own options; 0, or -EINVAL with err. */
-static int own_option(struct query_args *a, int opt, char *err, size_t errlen)
+static int own_option(void *args, int opt, const char *arg, char *err, size_t errlen)
 {
+	struct query_args *a = args;
+
 	switch (opt) {
 	case 'B': set_mode(a, MODE_BOTTLENECKS, NULL); return 0;
 	case 'F': set_mode(a, MODE_FUNNEL, NULL); return 0;
 	case 'T': set_mode(a, MODE_TREE, NULL); return 0;
-	case 'b': set_mode(a, MODE_RUNS_ABOVE, optarg); return 0;
+	case 'b': set_mode(a, MODE_RUNS_ABOVE, arg); return 0;
 	case 'H': set_mode(a, MODE_THREADS, NULL); return 0;
-	case 'R': set_mode(a, MODE_TREND, optarg); return 0;
+	case 'R': set_mode(a, MODE_TREND, arg); return 0;
 	case 'm': a->min_pct_given = true;
-		return td_parse_number(optarg, "--min-pct", 0, 100, &a->min_pct, err, errlen);
-	case 's': a->sort = optarg; return 0;
-	case 'h': a->thread = optarg; return 0;
-	case 'l': return td_parse_int_range(optarg, "--level", 1, 4, &a->level, err, errlen);
-	case 'n': return td_parse_int_range(optarg, "--top-n", 1, 1000000, &a->top_n, err, errlen);
-	case 'w': return td_parse_int_range(optarg, "--window", TD_TREND_MIN_HISTORY, 100000,
+		return td_parse_number(arg, "--min-pct", 0, 100, &a->min_pct, err, errlen);
+	case 's': a->sort = arg; return 0;
+	case 'h': a->thread = arg; return 0;
+	case 'l': return td_parse_int_range(arg, "--level", 1, 4, &a->level, err, errlen);
+	case 'n': return td_parse_int_range(arg, "--top-n", 1, 1000000, &a->top_n, err, errlen);
+	case 'w': return td_parse_int_range(arg, "--window", TD_TREND_MIN_HISTORY, 100000,
 					   &a->window, err, errlen);
-	case 'g': return td_parse_number(optarg, "--sigma", 0.1, 100, &a->sigma, err, errlen);
+	case 'g': return td_parse_number(arg, "--sigma", 0.1, 100, &a->sigma, err, errlen);
 	default: return 0;
 	}
 }
@@ -124,33 +125,17 @@ static int parse_args(int argc, char **argv, struct query_args *a)
 		{ "thread", required_argument, NULL, 'h' },
 		{ "level", required_argument, NULL, 'l' },
 		{ "top-n", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, OPT_HELP },
+		{ "help", no_argument, NULL, TD_QUERY_CLI_HELP },
 		{ 0 }
 	};
 	char err[512] = "";
-	int opt, ret = 0;
+	int ret;
 
-	optind = 1;
-	opterr = 0; /* our one-line message instead of getopt's */
-	while (!ret && (opt = getopt_long(argc, argv, TD_QUERY_CLI_SHORT, options, NULL)) != -1) {
-		if (opt == OPT_HELP) {
-			fputs(usage_text, stdout);
-			return -1;
-		}
-		if (opt == '?') {
-			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'",
-				 argv[optind - 1]);
-			return usage_error(err);
-		}
-		ret = td_query_cli_option(&a->cli, opt, optarg, err, sizeof(err));
-		ret = ret == 0 ? own_option(a, opt, err, sizeof(err)) : ret < 0 ? ret : 0;
-	}
+	ret = td_query_cli_parse(&a->cli, argc, argv, options, usage_text, own_option, a, false, err, sizeof(err));
+	if (ret == TD_QUERY_CLI_HELP_SHOWN)
+		return -1;
 	if (ret)
 		return usage_error(err);
-	if (optind < argc) {
-		snprintf(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
-		return usage_error(err);
-	}
 	return conflict(a) ? usage_error(conflict(a)) : 0;
 }
 
@@ -204,28 +189,26 @@ static int run_mode(struct td_store *store, const struct query_args *a, const st
 	}
 }
 
+/* The query the options describe, on store. */
+static int query(struct td_store *store, void *args, char *err, size_t errlen)
+{
+	struct query_args *a = args;
+	struct td_query q = { .thread = a->thread, .max_level = (int)a->level, .top_n = (size_t)a->top_n };
+	struct td_render r = { .out = stdout, .format = a->cli.format, .color = td_render_wants_color(stdout) };
+	int ret = td_query_cli_filter(&a->cli, store, &q.runs, err, errlen);
+
+	return ret ? ret : run_mode(store, a, &q, &r, err, errlen);
+}
+
 int td_cmd_query(int argc, char **argv)
 {
 	struct query_args a = { 0 };
-	struct td_store *store = NULL;
-	char err[1024] = "";
 	int ret;
 
 	td_query_cli_init(&a.cli, &argc, argv);
 	ret = parse_args(argc, argv, &a);
-	if (ret == 0) {
-		struct td_query q = { .thread = a.thread, .max_level = (int)a.level,
-				      .top_n = (size_t)a.top_n };
-		struct td_render r = { .out = stdout, .format = a.cli.format,
-				       .color = td_render_wants_color(stdout) };
-
-		store = td_query_cli_open(&a.cli, err, sizeof(err));
-		ret = store ? td_query_cli_filter(&a.cli, store, &q.runs, err, sizeof(err)) : -EIO;
-		if (ret == 0)
-			ret = run_mode(store, &a, &q, &r, err, sizeof(err));
-		ret = ret ? td_query_cli_fail("query", ret, err) : 0;
-	}
-	td_store_close(store);
+	if (ret == 0)
+		ret = td_query_cli_run(&a.cli, "query", query, &a);
 	td_query_cli_release(&a.cli);
 	return ret < 0 ? 0 : ret;
 }

@@ -86,8 +86,46 @@ int td_query_cli_filter(struct td_query_cli *c, struct td_store *store,
 	return ret;
 }
 
+int td_query_cli_parse(struct td_query_cli *c, int argc, char **argv, const struct option *options,
+		       const char *usage, td_query_cli_own_fn own, void *args, bool operands,
+		       char *err, size_t errlen)
+{
+	int opt, ret = 0;
+
+	optind = 1;
+	opterr = 0; /* our one-line message instead of getopt's */
+	while (!ret && (opt = getopt_long(argc, argv, TD_QUERY_CLI_SHORT, options, NULL)) != -1) {
+		if (opt == TD_QUERY_CLI_HELP) {
+			fputs(usage, stdout);
+			return TD_QUERY_CLI_HELP_SHOWN;
+		}
+		if (opt == '?') {
+			snprintf(err, errlen, "unknown option, or one missing its value: '%s'", argv[optind - 1]);
+			return -EINVAL;
+		}
+		ret = td_query_cli_option(c, opt, optarg, err, errlen);
+		ret = ret == 0 ? own(args, opt, optarg, err, errlen) : ret < 0 ? ret : 0;
+	}
+	if (!ret && !operands && optind < argc) {
+		snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
 int td_query_cli_fail(const char *command, int ret, const char *err)
 {
 	fprintf(stderr, "topdown %s: %s\n", command, err[0] ? err : strerror(-ret));
 	return ret == -EINVAL ? TD_EXIT_USAGE : TD_EXIT_FAILURE;
+}
+
+int td_query_cli_run(struct td_query_cli *c, const char *command,
+		     int (*work)(struct td_store *store, void *args, char *err, size_t errlen), void *args)
+{
+	char err[1024] = "";
+	struct td_store *store = td_query_cli_open(c, err, sizeof(err));
+	int ret = store ? work(store, args, err, sizeof(err)) : -EIO;
+
+	td_store_close(store);
+	return ret < 0 ? td_query_cli_fail(command, ret, err) : ret;
 }

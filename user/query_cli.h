@@ -9,6 +9,7 @@
 #ifndef TOPDOWN_QUERY_CLI_H
 #define TOPDOWN_QUERY_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,6 +39,22 @@ struct td_query_cli {
 	{ "json", no_argument, NULL, 'j' }, \
 	{ "csv", no_argument, NULL, 'c' }
 #define TD_QUERY_CLI_SHORT "L:p:t:r:D:jc"
+#define TD_QUERY_CLI_HELP 0x100 /* the getopt code of a command's { "help", ... } entry */
+#define TD_QUERY_CLI_HELP_SHOWN 1
+
+/* A command's own option opt with its argument (NULL when it takes none):
+ * 0, or -EINVAL with err. */
+typedef int (*td_query_cli_own_fn)(void *args, int opt, const char *arg, char *err, size_t errlen);
+
+/*
+ * Reads argv against options (TD_QUERY_CLI_OPTIONS, the command's own, and
+ * "help" as TD_QUERY_CLI_HELP): the shared ones into c, the others to own.
+ * Operands are refused unless operands is set; then optind is the first.
+ * 0; TD_QUERY_CLI_HELP_SHOWN after printing usage; -EINVAL with err.
+ */
+int td_query_cli_parse(struct td_query_cli *c, int argc, char **argv, const struct option *options,
+		       const char *usage, td_query_cli_own_fn own, void *args, bool operands,
+		       char *err, size_t errlen);
 
 /* Takes --backend and --dsn out of argv (td_store_flags_take). */
 void td_query_cli_init(struct td_query_cli *c, int *argc, char **argv);
@@ -65,5 +82,13 @@ int td_query_cli_filter(struct td_query_cli *c, struct td_store *store,
 
 /* The exit code of a failure: usage (2) for bad input, else 1. */
 int td_query_cli_fail(const char *command, int ret, const char *err);
+
+/*
+ * Opens the store, runs work(store, args) on it and closes it; the exit
+ * code: 0, what work returned when positive (an exit code of its own), or
+ * td_query_cli_fail's for a failure.
+ */
+int td_query_cli_run(struct td_query_cli *c, const char *command,
+		     int (*work)(struct td_store *store, void *args, char *err, size_t errlen), void *args);
 
 #endif

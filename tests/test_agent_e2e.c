@@ -445,15 +445,8 @@ static void test_thread_churn_loses_nothing_unreported(void **state)
 	done();
 }
 
-/* --- counter groups --- */
-
-/* Nine software events: more than one group holds (8), so two take turns. */
-#define GROUPED_EVENTS "task-clock,cpu-clock,context-switches,cpu-migrations,page-faults," \
-		       "minor-faults,major-faults,alignment-faults,emulation-faults"
-#define NR_GROUPED_EVENTS 9
-
 /* The spinner's row of a stored run, copied out. */
-static struct td_thread_row spinner_row(const char *run_id)
+static struct td_thread_row spinner_row(const char *run_id, size_t *nr_events)
 {
 	struct td_store_config config = { .path = db_path };
 	struct td_store *store = td_store_open(&config, NULL, 0);
@@ -464,7 +457,7 @@ static struct td_thread_row spinner_row(const char *run_id)
 	assert_non_null(store);
 	if (td_store_read_run(store, run_id, &run, err, sizeof(err)))
 		fail_msg("%s", err);
-	assert_int_equal(run->nr_events, NR_GROUPED_EVENTS);
+	*nr_events = run->nr_events;
 	for (size_t i = 0; i < run->nr_threads; i++)
 		if (!strcmp(run->threads[i].comm, "spinner"))
 			row = run->threads[i];
@@ -473,6 +466,14 @@ static struct td_thread_row spinner_row(const char *run_id)
 	assert_true(row.tid != 0);
 	return row;
 }
+
+/* --- counter groups --- */
+
+/* Nine software events: more than one group holds (8), so two take turns. */
+#define GROUPED_EVENTS "task-clock,cpu-clock,context-switches,cpu-migrations,page-faults," \
+		       "minor-faults,major-faults,alignment-faults,emulation-faults"
+#define NR_GROUPED_EVENTS 9
+
 
 /*
  * --events with two counter groups: they take turns within each window
@@ -504,10 +505,12 @@ static void test_counter_groups_take_turns_within_a_window(void **state)
 	runs = list_runs(name, &count);
 	assert_int_equal(count, 2);
 	for (size_t i = 0; i < count; i++) {
-		struct td_thread_row row = spinner_row(runs[i].id);
+		size_t nr_events;
+		struct td_thread_row row = spinner_row(runs[i].id, &nr_events);
 		double first = row.counters[0].running_fraction, last = row.counters[8].running_fraction;
 		double scaled_error = fabs(row.counters[0].value - (double)row.oncpu_ns) / row.oncpu_ns;
 
+		assert_int_equal(nr_events, NR_GROUPED_EVENTS);
 		print_message("  window %zu: group 1 counted %.2f of it, group 2 %.2f; task-clock %.3f s, on-CPU %.3f s\n",
 			      i, first, last, row.counters[0].value / 1e9, row.oncpu_ns / 1e9);
 		for (size_t e = 0; e < NR_GROUPED_EVENTS; e++) {
@@ -535,25 +538,6 @@ static double label_real(const struct td_run_summary *run, const char *key)
 	return strtod(value, NULL);
 }
 
-/* The spinner's on-CPU time in a stored run. */
-static double spinner_oncpu_ns(const char *run_id)
-{
-	struct td_store_config config = { .path = db_path };
-	struct td_store *store = td_store_open(&config, NULL, 0);
-	struct td_run *run;
-	double oncpu = -1;
-	char err[512];
-
-	assert_non_null(store);
-	if (td_store_read_run(store, run_id, &run, err, sizeof(err)))
-		fail_msg("%s", err);
-	for (size_t i = 0; i < run->nr_threads; i++)
-		if (!strcmp(run->threads[i].comm, "spinner"))
-			oncpu = run->threads[i].oncpu_ns;
-	td_run_free(run);
-	td_store_close(store);
-	return oncpu;
-}
 
 /*
  * --duration 300ms of every 1 s: the runs say a duty of about 0.3, and
@@ -563,7 +547,7 @@ static void test_duty_cycle_counts_part_of_each_window(void **state)
 {
 	const char *args[] = { "--process", NULL, "--every", "1s", "--duration", "300ms", "--windows", "3", NULL };
 	struct td_run_summary *runs;
-	size_t count;
+	size_t count, nr_events;
 	pid_t worker, agent;
 	int go;
 
@@ -581,7 +565,7 @@ static void test_duty_cycle_counts_part_of_each_window(void **state)
 	runs = list_runs(name, &count);
 	assert_int_equal(count, 3);
 	for (size_t i = 0; i < count; i++) {
-		double duty = label_real(&runs[i], "agent.duty"), oncpu = spinner_oncpu_ns(runs[i].id);
+		double duty = label_real(&runs[i], "agent.duty"), oncpu = spinner_row(runs[i].id, &nr_events).oncpu_ns;
 
 		print_message("  window of %.2f s: duty %.3f, spinner on-CPU %.3f s\n",
 			      (runs[i].ended_ns - runs[i].started_ns) / 1e9, duty, oncpu / 1e9);

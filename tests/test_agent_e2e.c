@@ -114,6 +114,28 @@ static int reap(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/*
+ * The agent (args, ending with --windows) run to its end beside this
+ * test's workload: a spinner, and one io thread unless spinner_only.
+ * The agent's exit status; the workload's pid in *worker_pid (NULL: not wanted).
+ */
+static int agent_beside_workload(const char *const *args, bool spinner_only, pid_t *worker_pid)
+{
+	pid_t worker, agent;
+	int go, status;
+
+	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "60000",
+				       spinner_only ? "--io-threads" : NULL, "0", NULL);
+	release(go);
+	agent = agent_start(args);
+	status = agent_wait(agent);
+	kill(worker, SIGTERM);
+	reap(worker);
+	if (worker_pid)
+		*worker_pid = worker;
+	return status;
+}
+
 /* The runs of process (NULL: all) in store, newest first. */
 static struct td_run_summary *list_runs_in(struct td_store *store, const char *process, size_t *count)
 {
@@ -256,18 +278,12 @@ static void test_system_wide_one_run_per_window(void **state)
 	struct td_run *run;
 	size_t count, of_worker = 0;
 	char err[512];
-	pid_t worker, agent;
-	int go;
+	pid_t worker;
 
 	(void)state;
 	e2e_require_bpf();
 	fresh("system");
-	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "5000", NULL);
-	release(go);
-	agent = agent_start(args);
-	assert_int_equal(agent_wait(agent), 0);
-	kill(worker, SIGTERM);
-	reap(worker);
+	assert_int_equal(agent_beside_workload(args, false, &worker), 0);
 
 	runs = list_runs(NULL, &count);
 	assert_int_equal(count, 2);
@@ -488,19 +504,12 @@ static void test_counter_groups_take_turns_within_a_window(void **state)
 	const char *args[] = { "--process", NULL, "--every", "2s", "--windows", "2", "--events", GROUPED_EVENTS, NULL };
 	struct td_run_summary *runs;
 	size_t count;
-	pid_t worker, agent;
-	int go;
 
 	(void)state;
 	e2e_require_bpf();
 	fresh("groups");
 	args[1] = name;
-	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "8000", "--io-threads", "0", NULL);
-	release(go);
-	agent = agent_start(args);
-	assert_int_equal(agent_wait(agent), 0);
-	kill(worker, SIGTERM);
-	reap(worker);
+	assert_int_equal(agent_beside_workload(args, true, NULL), 0);
 
 	runs = list_runs(name, &count);
 	assert_int_equal(count, 2);
@@ -548,19 +557,12 @@ static void test_duty_cycle_counts_part_of_each_window(void **state)
 	const char *args[] = { "--process", NULL, "--every", "1s", "--duration", "300ms", "--windows", "3", NULL };
 	struct td_run_summary *runs;
 	size_t count, nr_events;
-	pid_t worker, agent;
-	int go;
 
 	(void)state;
 	e2e_require_bpf();
 	fresh("duty");
 	args[1] = name;
-	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "10000", "--io-threads", "0", NULL);
-	release(go);
-	agent = agent_start(args);
-	assert_int_equal(agent_wait(agent), 0);
-	kill(worker, SIGTERM);
-	reap(worker);
+	assert_int_equal(agent_beside_workload(args, true, NULL), 0);
 
 	runs = list_runs(name, &count);
 	assert_int_equal(count, 3);
@@ -589,19 +591,12 @@ static void test_max_overhead_shortens_the_duty(void **state)
 	struct td_run_summary *runs;
 	char log[8192];
 	size_t count;
-	pid_t worker, agent;
-	int go;
 
 	(void)state;
 	e2e_require_bpf();
 	fresh("budget");
 	args[1] = name;
-	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "10000", NULL);
-	release(go);
-	agent = agent_start(args);
-	assert_int_equal(agent_wait(agent), 0);
-	kill(worker, SIGTERM);
-	reap(worker);
+	assert_int_equal(agent_beside_workload(args, false, NULL), 0);
 
 	read_log(log, sizeof(log));
 	print_message("%s", log);

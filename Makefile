@@ -30,8 +30,7 @@ INSTALL ?= install
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE $(SANITIZE_FLAGS)
-CPPFLAGS += -I$(OUT) -Ibpf -Iuser -Istorage -Ikb -Imcp \
-	    $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+CPPFLAGS += $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lpfm -lm -lpthread
 LDFLAGS += $(SANITIZE_FLAGS)
 
@@ -40,9 +39,42 @@ SANITIZE_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 		  -fno-sanitize-recover=undefined
 endif
 
+# Rooms and layers (docs/DESIGN.md, "Module map"). Each room compiles
+# with the include paths of the rooms it may use, so an upward include
+# fails to compile: ROOM_SEES_<room> lists them, the room itself included.
+# tests/check_layers.sh proves the rule holds for every pair of rooms.
+ROOMS := core storage kb collect query import render agent mcp cli
+ROOM_DIR_core := user/core
+ROOM_DIR_storage := storage
+ROOM_DIR_kb := kb
+ROOM_DIR_collect := user/collect
+ROOM_DIR_query := user/query
+ROOM_DIR_import := user/import
+ROOM_DIR_render := user/render
+ROOM_DIR_agent := user/agent
+ROOM_DIR_mcp := mcp
+ROOM_DIR_cli := user/cli
+ROOM_SEES_core := core
+ROOM_SEES_storage := core storage
+ROOM_SEES_kb := core kb
+ROOM_SEES_collect := core storage kb collect
+ROOM_SEES_query := core storage kb query
+ROOM_SEES_import := core storage kb import
+ROOM_SEES_render := core storage kb query render
+ROOM_SEES_agent := core storage kb collect query render agent
+ROOM_SEES_mcp := core storage kb collect query render import agent mcp cli
+ROOM_SEES_cli := $(ROOMS)
+# The BPF side's shared header and the generated skeletons come with the
+# collector: whoever sees collect sees them, nobody below it does.
+ROOM_EXTRA_collect := bpf $(OUT)
+room_includes = $(addprefix -I,$(foreach r,$(ROOM_SEES_$(1)),$(ROOM_DIR_$(r)) $(ROOM_EXTRA_$(r))))
+ALL_INCLUDES := $(call room_includes,cli)
+$(foreach r,$(ROOMS),$(eval $(OUT)/obj/$(ROOM_DIR_$(r))/%.o: ROOM_INCLUDES = $(call room_includes,$(r))))
+
 # Everything except main.c goes into one static library that the
 # binary, the tests and the fuzz targets link.
-LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c storage/*.c kb/*.c mcp/*.c))
+LIB_SRCS := $(filter-out user/cli/main.c,$(wildcard $(foreach r,$(ROOMS),$(ROOM_DIR_$(r))/*.c)))
+LIB_HDRS := $(wildcard $(foreach r,$(ROOMS),$(ROOM_DIR_$(r))/*.h))
 LIB_OBJS := $(patsubst %.c,$(OUT)/obj/%.o,$(LIB_SRCS))
 LIB := $(OUT)/libtopdown.a
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
@@ -88,7 +120,7 @@ deps:
 			apt-get install -y -qq --no-install-recommends $$missing; }; \
 	fi
 
-$(OUT)/topdown: $(OUT)/obj/user/main.o $(LIB)
+$(OUT)/topdown: $(OUT)/obj/user/cli/main.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(LIB): $(LIB_OBJS)
@@ -96,11 +128,11 @@ $(LIB): $(LIB_OBJS)
 	ar rcs $@ $^
 
 # The objects that load BPF need the skeletons first.
-$(LIB_OBJS) $(OUT)/obj/user/main.o: $(SKELS)
+$(LIB_OBJS) $(OUT)/obj/user/cli/main.o: $(SKELS)
 
 $(OUT)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(ROOM_INCLUDES) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 # BPF: CO-RE against the checked-in vmlinux.h of the target arch.
 $(OUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h
@@ -118,17 +150,17 @@ $(WORKLOAD): tests/workload/workload.c
 
 $(OUT)/tests/%: tests/%.c tests/*.h $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+	$(CC) $(ALL_INCLUDES) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
 
 unit-tests: $(TESTS)
 
 # libFuzzer needs clang; the fuzz build has its own object tree.
 FUZZ_OUT := $(OUT)/fuzzlib
-$(OUT)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(wildcard user/*.h storage/*.h kb/*.h mcp/*.h)
+$(OUT)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)
 	@$(MAKE) --no-print-directory OUT=$(FUZZ_OUT) CC=$(CLANG) \
 		SANITIZE_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" $(FUZZ_OUT)/libtopdown.a
 	@mkdir -p $(@D)
-	$(CLANG) $(CPPFLAGS) -I$(FUZZ_OUT) -g -O1 -fsanitize=fuzzer,address,undefined \
+	$(CLANG) $(ALL_INCLUDES) $(CPPFLAGS) -I$(FUZZ_OUT) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-o $@ $< $(FUZZ_OUT)/libtopdown.a $(LDLIBS)
 
 fuzz: $(FUZZERS)
@@ -141,11 +173,11 @@ $(OUT)/minimal_reads.bpf.o: bench/minimal_reads.bpf.c bpf/*.h
 	llvm-strip -g $@
 
 $(OUT)/td-minimal-reads: bench/minimal_reads.c $(OUT)/minimal_reads.skel.h $(LIB)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(ALL_INCLUDES) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 # bench/bench_query.sh: fills stores with synthetic runs.
 $(OUT)/td-gen-runs: bench/gen_runs.c $(LIB)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(ALL_INCLUDES) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 # bench/bench_mcp.sh: a client timing the MCP server's answers.
 $(OUT)/bench_mcp: bench/bench_mcp.c
@@ -155,7 +187,7 @@ bench-tools: all $(OUT)/td-minimal-reads $(OUT)/td-gen-runs $(OUT)/bench_mcp
 
 # bench/bench_kb.c: kb load and Top-Down engine speed (docs/BENCHMARKS.md).
 $(OUT)/bench_kb: bench/bench_kb.c $(LIB)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(ALL_INCLUDES) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 bench-kb: $(OUT)/bench_kb
 	$(OUT)/bench_kb

@@ -13,7 +13,7 @@
 #include "collect.h"
 #include "labels.h"
 #include "parse.h"
-#include "render.h"
+#include "format.h"
 
 #define DEFAULT_DURATION_NS (10ull * 1000000000)
 #define PROGRESS_EVERY_NS (1000ll * 1000000)

@@ -14,7 +14,7 @@
 #include "mcp.h"
 #include "query.h"
 #include "query_render.h"
-#include "render.h"
+#include "format.h"
 
 #define RUNS_PREFIX "topdown://runs/"
 #define METRICS_URI "topdown://metrics"

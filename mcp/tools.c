@@ -4,9 +4,9 @@
  *
  * Each tool is a row of the table at the end: its arguments (from which
  * both its inputSchema and the check of a call's arguments are made), its
- * outputSchema, and a function that asks user/query.c, storage or the kb
+ * outputSchema, and a function that asks user/query/query.c, storage or the kb
  * and hands the answer to the CLI's own renderers: the JSON builders of
- * user/query_render.h for structuredContent, the table renderers for the
+ * user/render/query_render.h for structuredContent, the table renderers for the
  * text. Nothing here computes a number.
  *
  * Size. A result is cut to the tool's limit argument and then, if the text
@@ -27,7 +27,7 @@
 #include "query.h"
 #include "query_cli.h"
 #include "query_render.h"
-#include "render.h"
+#include "format.h"
 
 #define RESULT_BUDGET 32768 /* bytes of text plus structured content */
 #define DEFAULT_THRESHOLD_PCT 1.0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every command in user/main.c's table and every long option its code
+# Every command in user/cli/main.c's table and every long option its code
 # parses is documented: "man" checks packaging/topdown.1 (and lints it with
 # groff, and its version), "completion" asks packaging/topdown.bash-completion
 # what it offers.
@@ -19,13 +19,13 @@ missing=0
 
 # "collect td_cmd_collect" per line; version is main.c's own.
 commands() {
-	sed -n 's/^\t{ "\([a-z-]*\)", \(td_cmd_[a-z_]*\|cmd_version\),.*/\1 \2/p' user/main.c
+	sed -n 's/^\t{ "\([a-z-]*\)", \(td_cmd_[a-z_]*\|cmd_version\),.*/\1 \2/p' user/cli/main.c
 }
 
 # The long options (without --) of the command whose entry point is $1.
 options_of() {
 	local func=$1 file table
-	file=$(grep -l "^int $func(" user/*.c mcp/*.c 2>/dev/null | head -1)
+	file=$(grep -l "^int $func(" user/*/*.c mcp/*.c 2>/dev/null | head -1)
 	[ -n "$file" ] || return 0
 	table=${func#td_cmd_}_options
 	if grep -q "struct option $table\[\]" "$file"; then
@@ -34,7 +34,7 @@ options_of() {
 		sed -n '/struct option [a-z_]*\[\]/,/^\t*};/p' "$file"
 	fi | grep -o '{ "[a-z-]*", [a-z]*_argument' | cut -d'"' -f2 | grep -vx help
 	if grep -q TD_QUERY_CLI_OPTIONS "$file"; then
-		sed -n '/#define TD_QUERY_CLI_OPTIONS/,/^#define TD_QUERY_CLI_SHORT/p' user/query_cli.h |
+		sed -n '/#define TD_QUERY_CLI_OPTIONS/,/^#define TD_QUERY_CLI_SHORT/p' user/cli/query_cli.h |
 			grep -o '{ "[a-z-]*"' | cut -d'"' -f2
 	fi
 	if sed -n "/^int $func(/,/^}/p" "$file" | grep -qE 'td_store_flags_take|td_query_cli_init'; then
@@ -57,9 +57,9 @@ case $what in
 man)
 	warnings=$(groff -man -ww -z "$man" 2>&1)
 	[ -z "$warnings" ] || missing_item "groff warns about $man: $warnings"
-	version=$(sed -n 's/^#define TOPDOWN_VERSION "\(.*\)"$/\1/p' user/version.h)
+	version=$(sed -n 's/^#define TOPDOWN_VERSION "\(.*\)"$/\1/p' user/core/version.h)
 	grep -q "^\.TH TOPDOWN 1 .*\"topdown $version\"" "$man" ||
-		missing_item "$man's .TH line does not say topdown $version (user/version.h)"
+		missing_item "$man's .TH line does not say topdown $version (user/core/version.h)"
 	while read -r name func; do
 		grep -qF "$(roff_escape "$name")" "$man" || missing_item "$man lacks the command $name"
 		for opt in $(options_of "$func"); do
@@ -82,6 +82,6 @@ completion)
 	exit 2
 	;;
 esac
-[ "$(commands | wc -l)" -gt 5 ] || missing_item "found no commands in user/main.c: did its table change shape?"
+[ "$(commands | wc -l)" -gt 5 ] || missing_item "found no commands in user/cli/main.c: did its table change shape?"
 echo "$what: $missing missing"
 [ "$missing" -eq 0 ]

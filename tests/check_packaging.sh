@@ -7,7 +7,7 @@
 #                      (dpkg -i when $CI is set, else dpkg -x into a scratch
 #                      root) and runs `topdown version`
 #   rpm                packaging/rpm/topdown.spec parses (rpmspec -P), carries
-#                      the version of user/version.h, and, where rpmbuild
+#                      the version of user/core/version.h, and, where rpmbuild
 #                      exists, builds from the tracked files with Debian's
 #                      libraries standing in for the BuildRequires
 # Exit 0: passed; 77: skipped (the last line says why); else failed.
@@ -16,18 +16,18 @@
 set -euo pipefail
 what=${1:?usage: tests/check_packaging.sh install|deb|rpm [BUILD_DIR]}
 out=${2:-build}
-version=$(sed -n 's/^#define TOPDOWN_VERSION "\(.*\)"$/\1/p' user/version.h)
+version=$(sed -n 's/^#define TOPDOWN_VERSION "\(.*\)"$/\1/p' user/core/version.h)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
 fail() { echo "$*"; exit 1; }
 skip() { echo "$*"; exit 77; }
 
-# `topdown version` of binary must name user/version.h's version.
+# `topdown version` of binary must name user/core/version.h's version.
 check_version() {
 	local said
 	said=$("$1" version) || fail "$1 version failed"
-	[ "$said" = "topdown $version" ] || fail "$1 says '$said', user/version.h says $version"
+	[ "$said" = "topdown $version" ] || fail "$1 says '$said', user/core/version.h says $version"
 }
 
 check_install() {
@@ -79,7 +79,7 @@ check_rpm() {
 	command -v rpmspec >/dev/null || skip "rpmspec is not installed (make deps installs rpm)"
 	rpmspec -P "$spec" >/dev/null || fail "rpmspec -P $spec failed"
 	[ "$(rpmspec -q --srpm --qf '%{version}' "$spec")" = "$version" ] ||
-		fail "$spec's Version is not $version (user/version.h)"
+		fail "$spec's Version is not $version (user/core/version.h)"
 	if ! command -v rpmbuild >/dev/null || ! command -v rpm2archive >/dev/null; then
 		echo "rpmbuild or rpm2archive is missing: only the spec's syntax was checked"
 		return 0

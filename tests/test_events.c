@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * Event resolution. Expected encodings come from sources outside
- * user/events.c: the perf_event_open(2) ABI numbers, hand-computed bit
+ * user/collect/events.c: the perf_event_open(2) ABI numbers, hand-computed bit
  * placements for the fake sysfs in tests/data/sysfs, the vendors' published
  * encodings cross-checked between sysfs aliases and libpfm4 (forced to
  * one CPU below), and this host's own /sys.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * The questions of user/query.h, each asked of both backends with data
+ * The questions of user/query/query.h, each asked of both backends with data
  * whose answers were worked out by hand (in the comments), or come from
  * R's t.test for the significance of a comparison.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * The agent's systemd unit: how user/service.c renders it and its
+ * The agent's systemd unit: how user/agent/service.c renders it and its
  * settings file, and `topdown install-service` / `uninstall-service` as a
  * user runs them, into a scratch directory (--unit-dir, --env-file,
  * --no-systemctl: no systemd needed). systemd-analyze, where installed,
@@ -33,7 +33,7 @@ static char unit_dir[96];  /* --unit-dir */
 static char env_file[128]; /* --env-file, in a directory install-service creates */
 static char unit_path[160];
 
-/* ---- rendering (user/service.c) ---- */
+/* ---- rendering (user/agent/service.c) ---- */
 
 static void test_capabilities_follow_the_kernel(void **state)
 {

@@ -11,14 +11,14 @@
 set -euo pipefail
 umask 022
 out=${1:-build}
-version=$(sed -n 's/^#define TOPDOWN_VERSION "\(.*\)"$/\1/p' user/version.h)
+version=$(sed -n 's/^#define TOPDOWN_VERSION "\(.*\)"$/\1/p' user/core/version.h)
 arch=$(dpkg --print-architecture)
 stage=$out/deb/topdown_${version}_$arch
 deb=$out/topdown_${version}_$arch.deb
 
 die() { echo "packaging/deb/build.sh: $*" >&2; exit 1; }
 
-[ -n "$version" ] || die "no TOPDOWN_VERSION in user/version.h; fix its #define"
+[ -n "$version" ] || die "no TOPDOWN_VERSION in user/core/version.h; fix its #define"
 
 # The package owning the library at path; usrmerge puts one file under two
 # names, and dpkg knows only the one the package shipped.

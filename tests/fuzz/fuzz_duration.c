@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Fuzzes the command-line number parsers of user/parse.c, which share one
+ * Fuzzes the command-line number parsers of user/core/parse.c, which share one
  * digit reader: durations, pid lists and bounded integers. Accepted
  * values must obey their contracts; rejections must explain themselves.
  */

@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "agent_options.h"
-#include "render.h"
+#include "format.h"
 
 int td_agent_options_check(size_t nr_process_names, bool system_wide, uint64_t every_ns,
 			   uint64_t duration_ns, char *err, size_t errlen)

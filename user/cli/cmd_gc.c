@@ -13,7 +13,7 @@
 #include "commands.h"
 #include "parse.h"
 #include "query_cli.h"
-#include "render.h"
+#include "format.h"
 
 #define DEFAULT_BATCH 100
 

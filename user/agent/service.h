@@ -3,7 +3,7 @@
  * The agent's systemd unit and its settings file, as text. The unit is
  * packaging/topdown-agent.service.in with its fields filled in; the
  * settings file is what systemd's EnvironmentFile= reads. Writing them
- * and talking to systemctl is user/cmd_service.c's business.
+ * and talking to systemctl is user/cli/cmd_service.c's business.
  */
 #ifndef TOPDOWN_SERVICE_H
 #define TOPDOWN_SERVICE_H

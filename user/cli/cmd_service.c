@@ -5,7 +5,7 @@
  *
  * install-service checks the agent's options the way the agent does,
  * writes the settings file (mode 0600, in a 0700 directory: it may hold
- * a PostgreSQL password) and the unit (user/service.h renders both), then
+ * a PostgreSQL password) and the unit (user/agent/service.h renders both), then
  * has systemd reload and enable it. Each file is written whole beside its
  * final path and renamed into place, so a failure leaves the old file or
  * none, never half of one. --preview prints both and touches nothing.

@@ -4,7 +4,7 @@
  *
  * A depth of a model's tree needs a set of events (kb's
  * td_model_events_for). They are bound to the host's PMU (its dynamic
- * type from sysfs) and packed into counter groups (user/pmu.h) that fit
+ * type from sysfs) and packed into counter groups (user/collect/pmu.h) that fit
  * the PMU: when one group cannot hold them all, the collector rotates
  * the groups across intervals.
  *

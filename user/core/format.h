@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Small formatting helpers shared by the CLI renderers. */
-#ifndef TOPDOWN_RENDER_H
-#define TOPDOWN_RENDER_H
+#ifndef TOPDOWN_FORMAT_H
+#define TOPDOWN_FORMAT_H
 
 #include <stddef.h>
 #include <stdint.h>

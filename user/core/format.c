@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "render.h"
+#include "format.h"
 
 const char *td_format_duration(uint64_t ns, char *buf, size_t len)
 {

@@ -2,7 +2,7 @@
 /*
  * topdown compare: what changed between two runs, or between two sets of
  * runs chosen by labels, tested with Welch's t-test (td_compare in
- * user/query.c). --fail-on-regression turns a regression into exit code 3
+ * user/query/query.c). --fail-on-regression turns a regression into exit code 3
  * for CI gates.
  */
 #include <errno.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * topdown import: counts from a perf stat file become a stored, labeled
- * run with its Top-Down tree.  Reading and computing are user/import.c's
+ * run with its Top-Down tree.  Reading and computing are user/import/import.c's
  * and the engine's; this file parses arguments, stores and prints.
  */
 #include <errno.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * topdown query: questions over stored runs, one mode per call. The
- * answers come from user/query.c (shared with the MCP server); this file
+ * answers come from user/query/query.c (shared with the MCP server); this file
  * only reads options and picks the renderer.
  */
 #include <errno.h>

@@ -18,7 +18,7 @@
 #include "query.h"
 #include "query_cli.h"
 #include "query_render.h"
-#include "render.h"
+#include "format.h"
 #include "storage.h"
 #include "store_open.h"
 

@@ -7,7 +7,7 @@
  * slots read during one interval, event n of the group in slot n. Every
  * group is opened at start, disabled; td_pmu_activate() makes one group
  * count and points the slots at it. With one group nothing ever changes;
- * with more the collector rotates them (user/collector.h).
+ * with more the collector rotates them (user/collect/collector.h).
  */
 #ifndef TOPDOWN_PMU_H
 #define TOPDOWN_PMU_H

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "query_render.h"
-#include "render.h"
+#include "format.h"
 #include "tma_render.h"
 #include "utf8.h"
 

@@ -7,7 +7,7 @@
  * the BPF programs load: a mistake costs nothing and stores nothing.
  *
  * Top-Down: unless --events names the counters, the CPU's model (or
- * --cpu-model) and --level choose them (user/tma_events.h); after the
+ * --cpu-model) and --level choose them (user/collect/tma_events.h); after the
  * window the kb engine computes the tree of every thread, thread-name
  * group and process, stored with the run. Without a hardware PMU, or
  * without definitions for the CPU, the run has the scheduling figures and
@@ -33,7 +33,7 @@
 #include "labels.h"
 #include "parse.h"
 #include "procmatch.h"
-#include "render.h"
+#include "format.h"
 #include "run.h"
 #include "storage.h"
 #include "store_open.h"

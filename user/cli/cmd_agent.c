@@ -5,7 +5,7 @@
  * The BPF programs load once and stay attached. Every --every the agent
  * ends a window: it drains the collector, which forgets what only that
  * window needed (so memory stays flat), and stores one run per target
- * process through the durable sink (user/sink.h), with the window's
+ * process through the durable sink (user/agent/sink.h), with the window's
  * start and end, the labels, and what the agent itself cost.
  *
  * Inside a window the collector counts for --duration (the duty cycle;
@@ -57,7 +57,7 @@
 #include "parse.h"
 #include "procmatch.h"
 #include "query_cli.h"
-#include "render.h"
+#include "format.h"
 #include "run.h"
 #include "sink.h"
 #include "store_open.h"

@@ -29,7 +29,7 @@ struct td_collector_opts {
 	const struct td_event *events;
 	size_t nr_events;         /* at most TD_MAX_EVENTS */
 	/*
-	 * The groups the events are counted in (user/tma_events.h builds them
+	 * The groups the events are counted in (user/collect/tma_events.h builds them
 	 * for a Top-Down depth). NULL: the events in order, max_group_events
 	 * (0: TD_MAX_SLOTS) to a group, each group counted in turn.
 	 */

@@ -22,11 +22,16 @@ commands() {
 	sed -n 's/^\t{ "\([a-z-]*\)", \(td_cmd_[a-z_]*\|cmd_version\),.*/\1 \2/p' user/cli/main.c
 }
 
-# The long options (without --) of the command whose entry point is $1.
+# The file defining the command's entry point $1 (main.c's own
+# cmd_version has no options of its own, so no file is needed for it).
+file_of() {
+	grep -l "^int $1(" user/*/*.c mcp/*.c 2>/dev/null | head -1
+}
+
+# The long options (without --) of the command whose entry point is $1,
+# defined in the file $2.
 options_of() {
-	local func=$1 file table
-	file=$(grep -l "^int $func(" user/*/*.c mcp/*.c 2>/dev/null | head -1)
-	[ -n "$file" ] || return 0
+	local func=$1 file=$2 table
 	table=${func#td_cmd_}_options
 	if grep -q "struct option $table\[\]" "$file"; then
 		sed -n "/struct option $table\[\]/,/^\t*};/p" "$file"
@@ -62,7 +67,10 @@ man)
 		missing_item "$man's .TH line does not say topdown $version (user/core/version.h)"
 	while read -r name func; do
 		grep -qF "$(roff_escape "$name")" "$man" || missing_item "$man lacks the command $name"
-		for opt in $(options_of "$func"); do
+		[ "$func" = cmd_version ] && continue
+		file=$(file_of "$func")
+		[ -n "$file" ] || { missing_item "no file under user/ or mcp/ defines $func"; continue; }
+		for opt in $(options_of "$func" "$file"); do
 			grep -qF "$(roff_escape "--$opt")" "$man" ||
 				missing_item "$man lacks $name --$opt"
 		done
@@ -72,7 +80,10 @@ completion)
 	while read -r name func; do
 		offered '' | grep -qx "$name" || missing_item "$completion does not offer the command $name"
 		list=$(offered "$name" --)
-		for opt in $(options_of "$func"); do
+		[ "$func" = cmd_version ] && continue
+		file=$(file_of "$func")
+		[ -n "$file" ] || { missing_item "no file under user/ or mcp/ defines $func"; continue; }
+		for opt in $(options_of "$func" "$file"); do
 			grep -qx -- "--$opt" <<<"$list" || missing_item "$completion does not offer $name --$opt"
 		done
 	done < <(commands)

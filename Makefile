@@ -244,3 +244,8 @@ $(OUT)/obj/embed/%.o: $(OUT)/embed/%.S
 -include cross/arm64.mk
 
 -include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)
+
+# tests/check_layers.sh reads the rooms from here: "ROOM DIR -I..." a line.
+.PHONY: print-rooms
+print-rooms:
+	@$(foreach r,$(ROOMS),echo '$(r) $(ROOM_DIR_$(r)) $(call room_includes,$(r))';)

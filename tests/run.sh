@@ -126,7 +126,8 @@ if want mcp; then
 fi
 
 if want packaging; then
-	echo "== documentation and packaging"
+	echo "== layers, documentation and packaging"
+	run_check "layers" tests/check_layers.sh
 	run_check "man page" tests/check_cli_docs.sh man
 	run_check "bash completion" tests/check_cli_docs.sh completion
 	run_check "make install" tests/check_packaging.sh install "$out"

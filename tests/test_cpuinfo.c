@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "cpuinfo.h"
+#include "fileio.h"
 
 static struct td_cpuinfo read_ok(const char *root)
 {

@@ -15,7 +15,7 @@
 
 #include <perfmon/pfmlib_perf_event.h>
 
-#include "cpuinfo.h"
+#include "fileio.h"
 #include "events.h"
 
 #define PMU_SYNTAX "write a PMU event as pmu/term=value,.../, e.g. cpu/event=0x3c,umask=0x0/"

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cpuinfo.h"
+#include "fileio.h"
 #include "hostinfo.h"
 
 #define CONTAINER_ID_LEN 64

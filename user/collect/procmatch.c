@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cpuinfo.h"
+#include "fileio.h"
 #include "procmatch.h"
 
 #define DELETED_SUFFIX " (deleted)"

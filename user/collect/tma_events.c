@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "tma_events.h"
 
 #define GP_COUNTERS_MAX 32 /* counter masks are 32 bits */

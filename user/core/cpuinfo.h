@@ -27,11 +27,4 @@ struct td_cpuinfo {
  */
 int td_cpuinfo_read(const char *root, struct td_cpuinfo *out, char *err, size_t errlen);
 
-/*
- * Reads the first line of a small text file (a sysfs attribute, a proc
- * file such as comm) into buf without its newline. 0, -errno from open
- * or read, or -EOVERFLOW when the line does not fit in buf.
- */
-int td_read_first_line(const char *path, char *buf, size_t len);
-
 #endif

@@ -6,7 +6,10 @@
 #ifndef TOPDOWN_COMMANDS_H
 #define TOPDOWN_COMMANDS_H
 
-#define TD_EXIT_USAGE 2 /* bad arguments: nothing was done */
+/* Exit codes, the same for every command. */
+#define TD_EXIT_FAILURE 1    /* the command could not do its work */
+#define TD_EXIT_USAGE 2      /* bad arguments: nothing was done */
+#define TD_EXIT_REGRESSION 3 /* compare --fail-on-regression found one */
 
 int td_cmd_collect(int argc, char **argv);
 int td_cmd_agent(int argc, char **argv);

@@ -45,22 +45,6 @@ int td_query_cli_option(struct td_query_cli *c, int opt, const char *arg, char *
 	return ret < 0 ? ret : 1;
 }
 
-int td_parse_number(const char *text, const char *what, double min, double max, double *out,
-		    char *err, size_t errlen)
-{
-	size_t digits = strspn(text, "0123456789"), fraction = 0;
-
-	if (text[digits] == '.')
-		fraction = strspn(text + digits + 1, "0123456789");
-	if (digits + fraction == 0 || text[digits + (text[digits] == '.' ? fraction + 1 : 0)] ||
-	    digits > 15 || sscanf(text, "%lf", out) != 1 || *out < min || *out > max) {
-		snprintf(err, errlen, "%s takes a number from %g to %g, not '%.32s'", what, min, max,
-			 text);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 struct td_store *td_query_cli_open(struct td_query_cli *c, char *err, size_t errlen)
 {
 	return td_store_open_flags(&c->store_flags, c->db, NULL, 0, err, errlen);

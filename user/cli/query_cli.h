@@ -65,20 +65,12 @@ void td_query_cli_release(struct td_query_cli *c);
 int td_query_cli_option(struct td_query_cli *c, int opt, const char *arg, char *err,
 			size_t errlen);
 
-/* A number in [min, max] for option what ("--min-pct"): decimal, with an
- * optional fraction; no sign, exponent or spaces. */
-int td_parse_number(const char *text, const char *what, double min, double max, double *out,
-		    char *err, size_t errlen);
-
 struct td_store *td_query_cli_open(struct td_query_cli *c, char *err, size_t errlen);
 
 /* The run filter the options describe, the run id resolved against store
  * (it points into c, which must outlive it). */
 int td_query_cli_filter(struct td_query_cli *c, struct td_store *store,
 			struct td_run_filter *filter, char *err, size_t errlen);
-
-#define TD_EXIT_FAILURE 1    /* the command could not do its work */
-#define TD_EXIT_REGRESSION 3 /* compare --fail-on-regression found one */
 
 /* The exit code of a failure: usage (2) for bad input, else 1. */
 int td_query_cli_fail(const char *command, int ret, const char *err);

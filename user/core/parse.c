@@ -197,3 +197,19 @@ int td_parse_int_range(const char *text, const char *what, long min, long max,
 	*out = value;
 	return 0;
 }
+
+int td_parse_number(const char *text, const char *what, double min, double max, double *out,
+		    char *err, size_t errlen)
+{
+	size_t digits = strspn(text, "0123456789"), fraction = 0;
+
+	if (text[digits] == '.')
+		fraction = strspn(text + digits + 1, "0123456789");
+	if (digits + fraction == 0 || text[digits + (text[digits] == '.' ? fraction + 1 : 0)] ||
+	    digits > 15 || sscanf(text, "%lf", out) != 1 || *out < min || *out > max) {
+		snprintf(err, errlen, "%s takes a number from %g to %g, not '%.32s'", what, min, max,
+			 text);
+		return -EINVAL;
+	}
+	return 0;
+}

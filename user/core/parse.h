@@ -28,4 +28,9 @@ int td_parse_pid_list(const char *text, pid_t *out, size_t max, size_t *count,
 int td_parse_int_range(const char *text, const char *what, long min, long max,
 		       long *out, char *err, size_t errlen);
 
+/* A number in [min, max] for option what ("--min-pct"): decimal, with an
+ * optional fraction; no sign, exponent or spaces. */
+int td_parse_number(const char *text, const char *what, double min, double max, double *out,
+		    char *err, size_t errlen);
+
 #endif

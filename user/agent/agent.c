@@ -1,0 +1,713 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The agent's window loop (agent.h): windows, the duty cycle, the
+ * overhead governor, one run per target process per window, stored
+ * through the durable sink and published on /metrics.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "collect_setup.h"
+#include "collector.h"
+#include "exporter.h"
+#include "format.h"
+#include "procmatch.h"
+#include "run.h"
+#include "sink.h"
+#include "topdown.h"
+
+#define NS_PER_SEC 1000000000ll
+#define MIN_COUNTED_NS (100 * 1000000ll) /* --max-overhead never counts less of a window */
+#define MAX_SUB_INTERVAL_NS NS_PER_SEC
+#define MIN_SUB_INTERVAL_NS (10 * 1000000ll)
+#define POLL_MS 100                      /* how often exits are taken in and signals seen */
+#define OVERHEAD_AIM 0.8                 /* --max-overhead: aim below the budget, not at it */
+
+/* What the agent keeps between windows. */
+struct td_agent {
+	const struct td_agent_config *args;
+	struct td_collector *collector;
+	struct td_tma_choice tma;
+	struct td_event events[TD_MAX_EVENTS];
+	size_t nr_events;
+	struct td_labels base_labels; /* host, collector, Top-Down */
+	struct td_sink *sink;
+	struct td_exporter *exporter;
+	FILE *log;
+	bool *waiting;          /* per process name: none running, and said so */
+	int64_t counted_ns;     /* this window's counting time: --duration, or less under --max-overhead */
+	bool paused;
+	bool store_reachable;   /* at the last write, as the log last said */
+	bool bpf_timed;         /* the kernel times the BPF programs (td_collector_bpf_run_ns) */
+	uint64_t lost_threads;  /* the collector's count at the last window's end */
+	uint64_t cpu_ns, bpf_ns; /* the agent's and the programs' time at the last window's end */
+	struct td_agent_health health;
+};
+
+/* --- the log --- */
+
+static void agent_log(struct td_agent *agent, const char *fmt, ...)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	va_list ap;
+
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	fprintf(agent->log, "%s topdown agent: ", stamp);
+	va_start(ap, fmt);
+	vfprintf(agent->log, fmt, ap);
+	va_end(ap);
+	fputc('\n', agent->log);
+	fflush(agent->log);
+}
+
+static FILE *open_log(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "ae");
+
+	if (!f)
+		snprintf(err, errlen, "cannot open the log %s: %s; choose a writable --log path", path, strerror(errno));
+	else
+		setvbuf(f, NULL, _IOLBF, 0);
+	return f;
+}
+
+/* SIGHUP: logrotate moved the file away; continue in a new one at the same path. */
+static void reopen_log(struct td_agent *agent)
+{
+	char err[512];
+	FILE *f;
+
+	*agent->args->reopen_requested = 0;
+	if (!agent->args->log_path)
+		return;
+	if (!(f = open_log(agent->args->log_path, err, sizeof(err)))) {
+		agent_log(agent, "%s (still logging to the old file)", err);
+		return;
+	}
+	fclose(agent->log);
+	agent->log = f;
+	agent_log(agent, "log reopened");
+}
+
+/* $STATE_DIRECTORY/spool.db under systemd (the first of its paths), else ~/.topdown/spool.db. */
+static int default_spool_path(char *buf, size_t len, char *err, size_t errlen)
+{
+	const char *state = getenv("STATE_DIRECTORY"), *home = getenv("HOME");
+	size_t used;
+
+	if (state && state[0]) {
+		snprintf(buf, len, "%.*s/spool.db", (int)strcspn(state, ":"), state);
+		return 0;
+	}
+	if (!home || !home[0]) {
+		snprintf(err, errlen, "neither STATE_DIRECTORY nor HOME is set: give the spool a place with --spool PATH");
+		return -EINVAL;
+	}
+	used = snprintf(buf, len, "%s/.topdown", home);
+	if (used + sizeof("/spool.db") > len) {
+		snprintf(err, errlen, "HOME is too long a path for the spool: give it a place with --spool PATH");
+		return -ENAMETOOLONG;
+	}
+	if (mkdir(buf, 0700) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %.300s: %s; give the spool a place with --spool PATH", buf, strerror(errno));
+		return -errno;
+	}
+	strcat(buf, "/spool.db");
+	return 0;
+}
+
+/* --- self-accounting --- */
+
+static int64_t clock_now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (int64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
+static uint64_t agent_cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * NS_PER_SEC +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}
+
+/* One window's cost, as the runs' labels and the health report give it. */
+struct window_cost {
+	double cpu_ms, bpf_ms, overhead_pct, duty;
+	bool bpf_timed; /* else bpf_ms is 0, unknown */
+	bool duty_limited;
+};
+
+static int measure_cost(struct td_agent *agent, int64_t wall_ns, int64_t counted_ns, struct window_cost *cost,
+			char *err, size_t errlen)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t cpu = agent_cpu_ns(), bpf = 0;
+	int ret = agent->bpf_timed ? td_collector_bpf_run_ns(agent->collector, &bpf, err, errlen) : 0;
+
+	if (ret)
+		return ret;
+	cost->bpf_timed = agent->bpf_timed;
+	cost->cpu_ms = (cpu - agent->cpu_ns) / 1e6;
+	cost->bpf_ms = (bpf - agent->bpf_ns) / 1e6;
+	cost->overhead_pct = wall_ns > 0 ? 100.0 * (cost->cpu_ms + cost->bpf_ms) * 1e6 / ((double)wall_ns * (cpus > 0 ? cpus : 1)) : 0;
+	cost->duty = wall_ns > 0 ? (double)counted_ns / wall_ns : 0;
+	if (cost->duty > 1)
+		cost->duty = 1;
+	cost->duty_limited = agent->counted_ns < (int64_t)agent->args->duration_ns;
+	agent->cpu_ns = cpu;
+	agent->bpf_ns = bpf;
+	agent->health.agent_cpu_seconds += cost->cpu_ms / 1e3;
+	agent->health.bpf_seconds += cost->bpf_ms / 1e3;
+	agent->health.overhead_percent = cost->overhead_pct;
+	agent->health.duty = cost->duty;
+	return 0;
+}
+
+/*
+ * --max-overhead: the next window counts for what would have cost
+ * OVERHEAD_AIM of the budget, between a floor (a tenth of a second, or
+ * the window when shorter) and --duration.
+ */
+static void adjust_duty(struct td_agent *agent, const struct window_cost *cost)
+{
+	double budget = agent->args->max_overhead_pct;
+	int64_t wanted = agent->args->duration_ns, floor_ns = MIN_COUNTED_NS < wanted ? MIN_COUNTED_NS : wanted;
+	int64_t next = wanted;
+	char counted[32];
+
+	if (budget <= 0)
+		return;
+	if (cost->overhead_pct > 0)
+		next = (int64_t)(agent->counted_ns * OVERHEAD_AIM * budget / cost->overhead_pct);
+	next = next < floor_ns ? floor_ns : next > wanted ? wanted : next;
+	if (cost->overhead_pct <= budget && next < agent->counted_ns)
+		next = agent->counted_ns; /* within budget: never shorten */
+	/* said when the limit starts and when it ends, not at every step between */
+	if (agent->counted_ns == wanted && next < wanted)
+		agent_log(agent, "overhead %.3f%% is over --max-overhead %g%%: counting %s of each window", cost->overhead_pct,
+			  budget, td_format_duration(next, counted, sizeof(counted)));
+	else if (agent->counted_ns < wanted && next == wanted)
+		agent_log(agent, "overhead back under --max-overhead %g%%: counting %s of each window again", budget,
+			  td_format_duration(next, counted, sizeof(counted)));
+	agent->counted_ns = next;
+}
+
+/* --- targets --- */
+
+/* One line when a name starts being absent, one when a process of it appears. */
+static void report_targets(struct td_agent *agent)
+{
+	for (size_t n = 0; n < agent->args->nr_process_names; n++) {
+		const char *name = agent->args->process_names[n];
+		size_t found = td_collector_processes_named(agent->collector, n);
+
+		if (!found && !agent->waiting[n])
+			agent_log(agent, "no process named '%s' is running; waiting for one", name);
+		else if (found && agent->waiting[n])
+			agent_log(agent, "following '%s': %zu process%s", name, found, found == 1 ? "" : "es");
+		agent->waiting[n] = !found;
+	}
+}
+
+/*
+ * The --process name a pid was followed for: the one it matches while it
+ * runs; once gone, the one its main thread's comm (the first 15 bytes of
+ * a name) matches; else the only name there is.
+ */
+static const char *process_name_of(const struct td_agent *agent, pid_t pid, const struct td_thread_row *rows,
+				   size_t n)
+{
+	const struct td_agent_config *a = agent->args;
+	const char *comm = NULL;
+
+	for (size_t i = 0; i < a->nr_process_names; i++)
+		if (td_proc_matches("/proc", pid, a->process_names[i]))
+			return a->process_names[i];
+	for (size_t i = 0; i < n; i++)
+		if ((pid_t)rows[i].tid == pid)
+			comm = rows[i].comm;
+	for (size_t i = 0; comm && i < a->nr_process_names; i++)
+		if (!strncmp(a->process_names[i], comm, TD_TASK_COMM_LEN - 1))
+			return a->process_names[i];
+	return a->nr_process_names == 1 || !comm ? a->process_names[0] : comm;
+}
+
+/* --- runs --- */
+
+static int compare_pid(const void *x, const void *y)
+{
+	const struct td_thread_row *a = x, *b = y;
+
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+static int compare_tid(const void *x, const void *y)
+{
+	const struct td_thread_row *a = x, *b = y;
+
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+/* b's figures added to a's: a counter's running fraction weighted by on-CPU time. */
+static void merge_row(struct td_thread_row *a, const struct td_thread_row *b, size_t nr_events)
+{
+	double on_a = a->oncpu_ns, on_b = b->oncpu_ns;
+
+	for (size_t e = 0; e < nr_events; e++) {
+		struct td_counter_value *x = &a->counters[e];
+		const struct td_counter_value *y = &b->counters[e];
+
+		x->running_fraction = on_a + on_b > 0 ? (x->running_fraction * on_a + y->running_fraction * on_b) / (on_a + on_b)
+						      : (x->running_fraction > y->running_fraction ? x->running_fraction : y->running_fraction);
+		x->value = isnan(x->value) ? y->value : isnan(y->value) ? x->value : x->value + y->value;
+	}
+	a->oncpu_ns += b->oncpu_ns;
+	a->voluntary_switches += b->voluntary_switches;
+	a->involuntary_switches += b->involuntary_switches;
+	a->migrations += b->migrations;
+	a->runq_wait_ns += b->runq_wait_ns;
+	a->exited = a->exited && b->exited;
+}
+
+size_t td_agent_merge_reused_tids(struct td_thread_row *rows, size_t n, size_t nr_events)
+{
+	size_t kept = 0;
+
+	qsort(rows, n, sizeof(*rows), compare_tid);
+	for (size_t i = 0; i < n; i++) {
+		if (kept && rows[kept - 1].tid == rows[i].tid)
+			merge_row(&rows[kept - 1], &rows[i], nr_events);
+		else if (kept++ != i)
+			rows[kept - 1] = rows[i];
+	}
+	return kept;
+}
+
+static int set_label_number(struct td_labels *labels, const char *key, const char *fmt, double value)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), fmt, value);
+	return td_labels_set(labels, key, text);
+}
+
+static int cost_labels(const struct window_cost *cost, struct td_labels *labels)
+{
+	int ret = set_label_number(labels, "agent.cpu_ms", "%.3f", cost->cpu_ms);
+
+	if (!ret && cost->bpf_timed)
+		ret = set_label_number(labels, "agent.bpf_ms", "%.3f", cost->bpf_ms);
+	if (!ret)
+		ret = set_label_number(labels, "agent.overhead_pct", "%.4f", cost->overhead_pct);
+	if (!ret)
+		ret = set_label_number(labels, "agent.duty", "%.3f", cost->duty);
+	if (!ret && cost->duty_limited)
+		ret = td_labels_set(labels, "agent.duty_limit", "max-overhead");
+	return ret;
+}
+
+/* How many threads the run's rows stand for, and how many of them exited. */
+static int thread_count_labels(const struct td_thread_row *rows, size_t n, struct td_labels *labels)
+{
+	size_t exited = 0;
+	int ret;
+
+	for (size_t i = 0; i < n; i++)
+		exited += rows[i].exited;
+	ret = set_label_number(labels, "agent.threads", "%.0f", n);
+	return ret ? ret : set_label_number(labels, "agent.threads_exited", "%.0f", exited);
+}
+
+/* The window of the run, and what the run is of. */
+struct window {
+	int64_t start_ns, end_ns; /* wall clock */
+	bool partial;
+	uint64_t lost_threads;
+	struct window_cost cost;
+};
+
+/*
+ * One run of rows (a process's threads, or all of them), with its labels.
+ * The rows are sorted and merged in place (td_agent_merge_reused_tids).
+ */
+static int make_run(struct td_agent *agent, const struct window *w, const char *process, pid_t pid,
+		    struct td_thread_row *rows, size_t n, struct td_run **out, char *err, size_t errlen)
+{
+	struct td_run *run = td_run_new();
+	char pid_text[16];
+	int ret = run ? 0 : -ENOMEM;
+
+	snprintf(pid_text, sizeof(pid_text), "%d", pid);
+	if (!ret) {
+		run->started_ns = w->start_ns;
+		run->ended_ns = w->end_ns;
+		run->partial = w->partial;
+		run->dropped = w->lost_threads;
+		run->level = agent->tma.wanted ? agent->args->level : 0;
+		run->process = strdup(process);
+		run->collector = strdup("bpf");
+		run->threads = malloc((n + 1) * sizeof(*rows));
+		run->nr_events = agent->nr_events;
+		ret = run->process && run->collector && run->threads ? 0 : -ENOMEM;
+	}
+	for (size_t e = 0; !ret && e < agent->nr_events; e++)
+		if (!(run->event_names[e] = strdup(agent->events[e].name)))
+			ret = -ENOMEM;
+	if (!ret)
+		ret = td_labels_copy(&run->labels, &agent->base_labels);
+	if (!ret)
+		ret = thread_count_labels(rows, n, &run->labels);
+	if (!ret) {
+		run->nr_threads = td_agent_merge_reused_tids(rows, n, agent->nr_events);
+		memcpy(run->threads, rows, run->nr_threads * sizeof(*rows));
+	}
+	if (!ret && pid)
+		ret = td_collect_target_labels(process, pid_text, pid, &run->labels, err, errlen);
+	if (!ret)
+		ret = cost_labels(&w->cost, &run->labels);
+	if (!ret) /* the user's labels win */
+		ret = td_labels_copy(&run->labels, &agent->args->user_labels);
+	if (!ret && agent->tma.engine)
+		ret = td_engine_compute(agent->tma.engine, run, err, errlen);
+	if (ret && !err[0])
+		snprintf(err, errlen, "out of memory building the window's runs");
+	if (ret) {
+		td_run_free(run);
+		return ret;
+	}
+	*out = run;
+	return 0;
+}
+
+/*
+ * The window's runs: one per process (rows sorted by pid), or one for the
+ * whole system. *runs is malloc'd, each run too.
+ */
+static int make_runs(struct td_agent *agent, const struct window *w, struct td_thread_row *rows, size_t n,
+		     struct td_run ***runs, size_t *nr_runs, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	*nr_runs = 0;
+	if (!(*runs = calloc(n + 1, sizeof(**runs)))) {
+		snprintf(err, errlen, "out of memory building the window's runs");
+		return -ENOMEM;
+	}
+	if (agent->args->system_wide) {
+		if (n && !(ret = make_run(agent, w, "system-wide", 0, rows, n, *runs, err, errlen)))
+			*nr_runs = 1;
+		return ret;
+	}
+	qsort(rows, n, sizeof(*rows), compare_pid);
+	for (size_t first = 0, end; !ret && first < n; first = end) {
+		pid_t pid = rows[first].pid;
+
+		for (end = first; end < n && (pid_t)rows[end].pid == pid; end++)
+			;
+		ret = make_run(agent, w, process_name_of(agent, pid, rows + first, end - first), pid, rows + first,
+			       end - first, &(*runs)[*nr_runs], err, errlen);
+		*nr_runs += !ret;
+	}
+	return ret;
+}
+
+static void free_runs(struct td_run **runs, size_t nr_runs)
+{
+	for (size_t i = 0; i < nr_runs; i++)
+		td_run_free(runs[i]);
+	free(runs);
+}
+
+/* The sink's state into the health report; said once when the store stops or starts answering. */
+static void report_sink(struct td_agent *agent)
+{
+	struct td_sink_stats stats;
+
+	td_sink_stats(agent->sink, &stats);
+	if (agent->store_reachable && !stats.store_reachable)
+		agent_log(agent, "the database does not take runs (%s): they wait in the spool", stats.last_error);
+	else if (!agent->store_reachable && stats.store_reachable)
+		agent_log(agent, "the database takes runs again; %zu still in the spool", stats.spool_depth);
+	agent->store_reachable = stats.store_reachable;
+	agent->health.spool_depth = stats.spool_depth;
+	agent->health.runs_spooled = stats.spooled;
+	agent->health.runs_replayed = stats.replayed;
+}
+
+/*
+ * Into the store or the spool (the spool is replayed first, in order, once
+ * the store answers). A window without runs still gives the spool its turn.
+ */
+static void store_runs(struct td_agent *agent, struct td_run **runs, size_t nr_runs)
+{
+	char err[768];
+
+	if (!nr_runs)
+		td_sink_replay(agent->sink, err, sizeof(err));
+	for (size_t i = 0; i < nr_runs; i++) {
+		err[0] = '\0';
+		if (td_sink_write(agent->sink, runs[i], err, sizeof(err)))
+			agent_log(agent, "run %s of '%s' is lost: %s", runs[i]->id, runs[i]->process, err);
+	}
+	report_sink(agent);
+}
+
+static void publish(struct td_agent *agent, struct td_run **runs, size_t nr_runs)
+{
+	if (agent->exporter && td_exporter_publish(agent->exporter, (const struct td_run *const *)runs, nr_runs,
+						   &agent->args->user_labels, &agent->health))
+		agent_log(agent, "out of memory publishing /metrics; the endpoint keeps the previous window");
+}
+
+/* Ends window w: its runs, stored and published; the next duty decided. */
+static int finish_window(struct td_agent *agent, struct window *w, int64_t wall_ns, int64_t counted_ns,
+			 char *err, size_t errlen)
+{
+	struct td_thread_row *rows = NULL;
+	struct td_run **runs = NULL;
+	size_t n = 0, nr_runs = 0;
+	uint64_t lost = td_collector_lost_threads(agent->collector);
+	int ret = td_collector_end_window(agent->collector, &rows, &n, err, errlen);
+
+	w->end_ns = clock_now_ns(CLOCK_REALTIME);
+	w->lost_threads = lost - agent->lost_threads;
+	agent->lost_threads = lost;
+	if (!ret)
+		ret = measure_cost(agent, wall_ns, counted_ns, &w->cost, err, errlen);
+	if (!ret)
+		ret = make_runs(agent, w, rows, n, &runs, &nr_runs, err, errlen);
+	free(rows);
+	if (!ret) {
+		agent->health.windows++;
+		agent->health.partial_windows += w->partial;
+		agent->health.dropped += w->lost_threads;
+		store_runs(agent, runs, nr_runs);
+		publish(agent, runs, nr_runs);
+		adjust_duty(agent, &w->cost);
+	}
+	free_runs(runs, nr_runs);
+	return ret;
+}
+
+/* --- the window loop --- */
+
+/* Takes in exits (and signals) until the monotonic time until. */
+static int wait_until(struct td_agent *agent, int64_t until, char *err, size_t errlen)
+{
+	int64_t now;
+	int ret;
+
+	while (!*agent->args->stop_requested && (now = clock_now_ns(CLOCK_MONOTONIC)) < until) {
+		int64_t wait_ms = (until - now + 999999) / 1000000;
+
+		if ((ret = td_collector_poll(agent->collector, wait_ms < POLL_MS ? wait_ms : POLL_MS, err, errlen)))
+			return ret;
+		if (*agent->args->reopen_requested)
+			reopen_log(agent);
+	}
+	return 0;
+}
+
+static size_t counter_groups(const struct td_agent *agent)
+{
+	return td_collector_group_count(agent->collector);
+}
+
+/* The counted part of a window: sub-intervals, the counter groups in turn. */
+static int count(struct td_agent *agent, int64_t end, char *err, size_t errlen)
+{
+	int64_t sub = agent->counted_ns / (int64_t)counter_groups(agent);
+	int ret = 0;
+
+	sub = sub > MAX_SUB_INTERVAL_NS ? MAX_SUB_INTERVAL_NS : sub < MIN_SUB_INTERVAL_NS ? MIN_SUB_INTERVAL_NS : sub;
+	for (int64_t sub_end = clock_now_ns(CLOCK_MONOTONIC) + sub; !ret; sub_end += sub) {
+		ret = wait_until(agent, sub_end < end ? sub_end : end, err, errlen);
+		if (!ret)
+			ret = td_collector_drain(agent->collector, NULL, err, errlen);
+		if (!ret)
+			report_targets(agent);
+		if (ret || *agent->args->stop_requested || sub_end >= end)
+			break;
+		ret = td_collector_rotate(agent->collector, err, errlen);
+	}
+	return ret;
+}
+
+static int run_window(struct td_agent *agent, char *err, size_t errlen)
+{
+	struct window w = { .start_ns = clock_now_ns(CLOCK_REALTIME) };
+	int64_t start = clock_now_ns(CLOCK_MONOTONIC), counted, wall;
+	int64_t end = start + (int64_t)agent->args->every_ns;
+	int ret = 0;
+
+	if (agent->paused) {
+		if ((ret = td_collector_resume(agent->collector, err, errlen)))
+			return ret;
+		agent->paused = false;
+	}
+	ret = count(agent, start + agent->counted_ns, err, errlen);
+	counted = clock_now_ns(CLOCK_MONOTONIC) - start;
+	if (!ret && !*agent->args->stop_requested && counted < (int64_t)agent->args->every_ns) {
+		td_collector_pause(agent->collector);
+		agent->paused = true;
+		ret = wait_until(agent, end, err, errlen);
+	}
+	w.partial = *agent->args->stop_requested;
+	wall = clock_now_ns(CLOCK_MONOTONIC) - start;
+	if (!ret) /* never paused: all of it was counted */
+		ret = finish_window(agent, &w, wall, agent->paused ? counted : wall, err, errlen);
+	return ret;
+}
+
+static void announce(struct td_agent *agent)
+{
+	const struct td_agent_config *a = agent->args;
+	char every[32], counted[32], targets[TD_MAX_TARGET_COMMS * 20] = "";
+	size_t used = 0;
+
+	for (size_t n = 0; n < a->nr_process_names; n++)
+		used += snprintf(targets + used, sizeof(targets) - used, "%s'%s'", n ? ", " : "",
+				 a->process_names[n]);
+	agent_log(agent, "following %s; windows of %s, counting %s of each, %zu counter group%s",
+		  a->system_wide ? "the whole system" : targets, td_format_duration(a->every_ns, every, sizeof(every)),
+		  td_format_duration(agent->counted_ns, counted, sizeof(counted)), counter_groups(agent),
+		  counter_groups(agent) == 1 ? "" : "s, in turn");
+	if (agent->tma.wanted && !agent->tma.setup)
+		agent_log(agent, "TMA unavailable: %s; runs keep the scheduling figures and the counters that work here",
+			  agent->tma.unavailable);
+}
+
+static int new_engine(struct td_agent *agent, char *err, size_t errlen)
+{
+	const char *names[TD_MAX_EVENTS];
+
+	for (size_t e = 0; e < agent->nr_events; e++)
+		names[e] = agent->events[e].name;
+	return td_collect_new_engine(&agent->tma, names, agent->nr_events, err, errlen);
+}
+
+/* Everything that can fail before the first window, cheapest first. */
+static int prepare(struct td_agent *agent, const struct td_agent_config *a, char *err, size_t errlen)
+{
+	struct td_collector_opts opts = {
+		.system_wide = a->system_wide, .process_names = a->process_names,
+		.nr_process_names = a->nr_process_names, .wait_for_targets = true, .bpf_stats = true,
+	};
+	char spool[4096];
+	struct td_sink_config sink = { .store = a->store_flags, .db = a->db, .spool_path = a->spool };
+	int ret = td_collect_check_host(err, errlen);
+
+	if (!ret && a->events_given) {
+		memcpy(agent->events, a->events, a->nr_events * sizeof(a->events[0]));
+		agent->nr_events = a->nr_events;
+	}
+	if (!ret)
+		ret = td_collect_choose_events(NULL, a->level, a->events_given, agent->events, &agent->nr_events,
+					       &agent->tma, err, errlen);
+	if (!ret)
+		ret = new_engine(agent, err, errlen);
+	if (!ret && !a->spool && !(ret = default_spool_path(spool, sizeof(spool), err, errlen)))
+		sink.spool_path = spool;
+	if (!ret && !(agent->sink = td_sink_open(&sink, err, errlen)))
+		ret = -EINVAL;
+	if (!ret && a->metrics_listen && !(agent->exporter = td_exporter_start(a->metrics_listen, err, errlen)))
+		ret = -EINVAL;
+	if (!ret && !(agent->waiting = calloc(a->nr_process_names + 1, sizeof(*agent->waiting))))
+		ret = -ENOMEM;
+	if (!ret)
+		ret = td_collect_base_labels(&agent->tma, a->level, &agent->base_labels, err, errlen);
+	if (ret)
+		return ret;
+	opts.events = agent->events;
+	opts.nr_events = agent->nr_events;
+	opts.plan = agent->tma.setup ? &agent->tma.setup->plan : NULL;
+	opts.pmu_cpus = agent->tma.setup ? agent->tma.setup->pmu_cpus : NULL;
+	if (!(agent->collector = td_collector_new(&opts, err, errlen)))
+		return -EINVAL;
+	agent->cpu_ns = agent_cpu_ns();
+	ret = td_collector_bpf_run_ns(agent->collector, &agent->bpf_ns, err, errlen);
+	agent->bpf_timed = !ret;
+	if (ret == -EOPNOTSUPP) { /* the agent's own time is still measured */
+		agent_log(agent, "%s; runs of this agent carry no agent.bpf_ms", err);
+		err[0] = '\0';
+		ret = 0;
+	}
+	return ret;
+}
+
+void td_agent_free(struct td_agent *agent)
+{
+	if (!agent)
+		return;
+	td_collector_free(agent->collector);
+	td_exporter_stop(agent->exporter);
+	td_sink_close(agent->sink);
+	td_tma_choice_release(&agent->tma);
+	td_labels_free(&agent->base_labels);
+	free(agent->waiting);
+	if (agent->log && agent->log != stderr)
+		fclose(agent->log);
+	free(agent);
+}
+
+
+struct td_agent *td_agent_new(const struct td_agent_config *config, char *err, size_t errlen)
+{
+	struct td_agent *agent = calloc(1, sizeof(*agent));
+	int ret = 0;
+
+	if (!agent) {
+		snprintf(err, errlen, "out of memory starting the agent");
+		return NULL;
+	}
+	*agent = (struct td_agent){ .args = config, .log = stderr, .store_reachable = true,
+				    .counted_ns = config->duration_ns };
+	td_labels_init(&agent->base_labels);
+	if (config->log_path && !(agent->log = open_log(config->log_path, err, errlen))) {
+		agent->log = stderr;
+		ret = -EINVAL;
+	}
+	if (!ret)
+		ret = prepare(agent, config, err, errlen);
+	if (ret) {
+		if (agent->log != stderr)
+			agent_log(agent, "%s", err[0] ? err : strerror(-ret));
+		td_agent_free(agent);
+		return NULL;
+	}
+	announce(agent);
+	report_sink(agent);
+	report_targets(agent);
+	return agent;
+}
+
+int td_agent_run(struct td_agent *agent, char *err, size_t errlen)
+{
+	const struct td_agent_config *a = agent->args;
+	int ret = 0;
+
+	for (long window = 0; !ret && !*a->stop_requested && (!a->windows || window < a->windows); window++)
+		ret = run_window(agent, err, errlen);
+	if (ret && agent->log != stderr)
+		agent_log(agent, "%s", err[0] ? err : strerror(-ret));
+	else if (!ret)
+		agent_log(agent, "stopped after %llu windows", (unsigned long long)agent->health.windows);
+	return ret;
+}

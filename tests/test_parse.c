@@ -195,6 +195,37 @@ static void test_int_range(void **state)
 	assert_true(v == LONG_MAX);
 }
 
+static void test_number(void **state)
+{
+	char err[256];
+	double v;
+
+	(void)state;
+	assert_int_equal(td_parse_number("2.5", "--sigma", 0.1, 100, &v, err, sizeof(err)), 0);
+	assert_true(v == 2.5);
+	assert_int_equal(td_parse_number("100", "--sigma", 0.1, 100, &v, err, sizeof(err)), 0);
+	assert_int_equal(td_parse_number("100.5", "--sigma", 0.1, 100, &v, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "--sigma takes a number from 0.1 to 100, not '100.5'");
+	assert_int_equal(td_parse_number("-1", "--sigma", 0.1, 100, &v, err, sizeof(err)), -EINVAL);
+	assert_int_equal(td_parse_number("1e3", "--sigma", 0.1, 100, &v, err, sizeof(err)), -EINVAL);
+	assert_int_equal(td_parse_number(".", "--sigma", 0.1, 100, &v, err, sizeof(err)), -EINVAL);
+	assert_int_equal(td_parse_number("", "--sigma", 0.1, 100, &v, err, sizeof(err)), -EINVAL);
+}
+
+static void test_trim_and_digits(void **state)
+{
+	char text[] = " \t cpu-clock \t", blank[] = " \t ", empty[] = "";
+
+	(void)state;
+	assert_string_equal(td_trim_blanks(text), "cpu-clock");
+	assert_string_equal(td_trim_blanks(blank), "");
+	assert_string_equal(td_trim_blanks(empty), "");
+	assert_true(td_all_digits("0123"));
+	assert_false(td_all_digits(""));
+	assert_false(td_all_digits("12a"));
+	assert_false(td_all_digits(" 12"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +236,8 @@ int main(void)
 		cmocka_unit_test(test_pid_list_ok),
 		cmocka_unit_test(test_pid_list_errors),
 		cmocka_unit_test(test_int_range),
+		cmocka_unit_test(test_number),
+		cmocka_unit_test(test_trim_and_digits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

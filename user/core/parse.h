@@ -6,6 +6,7 @@
 #ifndef TOPDOWN_PARSE_H
 #define TOPDOWN_PARSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -32,5 +33,11 @@ int td_parse_int_range(const char *text, const char *what, long min, long max,
  * optional fraction; no sign, exponent or spaces. */
 int td_parse_number(const char *text, const char *what, double min, double max, double *out,
 		    char *err, size_t errlen);
+
+/* s without its leading and trailing blanks (spaces, tabs), cut in place. */
+char *td_trim_blanks(char *s);
+
+/* True when s is one or more decimal digits and nothing else. */
+bool td_all_digits(const char *s);
 
 #endif

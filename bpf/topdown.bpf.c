@@ -7,7 +7,8 @@
  * taken when the current thread's slice began; at the next switch (or a
  * flush) the difference is charged to that thread. A slice is only opened
  * for threads we track, so a switch between two untracked threads costs
- * one map lookup.
+ * two lookups in the targets hash, one per task's tgid (none with
+ * --system-wide), and nothing else: the filter path.
  *
  * Every handler exists twice: tp_btf where the kernel has BTF-enabled
  * tracing programs, raw_tp otherwise. Userspace probes and loads one set.

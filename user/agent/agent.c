@@ -290,6 +290,8 @@ size_t td_agent_merge_reused_tids(struct td_thread_row *rows, size_t n, size_t n
 {
 	size_t kept = 0;
 
+	if (!n) /* rows may be NULL then, which qsort must not get */
+		return 0;
 	qsort(rows, n, sizeof(*rows), compare_tid);
 	for (size_t i = 0; i < n; i++) {
 		if (kept && rows[kept - 1].tid == rows[i].tid)

@@ -830,7 +830,9 @@ static void test_rss_flat_over_windows(void **state)
 	kill(worker, SIGTERM);
 	reap(worker);
 	assert_true(seen >= 1000);
-	assert_true(rss_1000 <= rss_100 * 1.10);
+	/* Flat within 2%: the agent's SQLite caches are bounded small (user/agent/sink.c),
+	 * and nothing else may grow with the number of windows. */
+	assert_true(rss_1000 <= rss_100 * 1.02);
 	done();
 }
 

@@ -797,7 +797,7 @@ static long vm_rss_kb(pid_t pid)
 
 /*
  * The short version of bench/bench_agent.sh's 10,000 windows: RSS after
- * 1,000 windows of 20 ms is within 10% of RSS after 100.
+ * 1,000 windows of 20 ms is within 2% of RSS after 100.
  */
 static void test_rss_flat_over_windows(void **state)
 {

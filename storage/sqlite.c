@@ -398,8 +398,9 @@ static int enable_wal(struct sqlite_store *s)
 	}
 }
 
-static int open_connection(struct sqlite_store *s, char *err, size_t errlen)
+static int open_connection(struct sqlite_store *s, unsigned cache_kib, char *err, size_t errlen)
 {
+	char cache[64];
 	/* synchronous=NORMAL: in WAL mode a power loss may lose the last
 	 * runs but never corrupts the file, and commits skip an fsync. */
 	static const char setup[] = "PRAGMA foreign_keys = ON;"
@@ -417,6 +418,10 @@ static int open_connection(struct sqlite_store *s, char *err, size_t errlen)
 		rc = enable_wal(s);
 	if (rc == SQLITE_OK)
 		rc = exec_sql(s, setup);
+	if (rc == SQLITE_OK && cache_kib) { /* a negative cache_size is in KiB */
+		snprintf(cache, sizeof(cache), "PRAGMA cache_size = -%u", cache_kib);
+		rc = exec_sql(s, cache);
+	}
 	return rc == SQLITE_OK ? 0 : fail(s, rc, "cannot open database", err, errlen);
 }
 
@@ -538,7 +543,7 @@ static struct td_store *sqlite_open(const struct td_store_config *cfg, char *err
 	s->base.ops = &td_sqlite_ops;
 	strcpy(s->path, path);
 	s->base.location = s->path;
-	ret = open_connection(s, err, errlen);
+	ret = open_connection(s, cfg->cache_kib, err, errlen);
 	if (ret == 0)
 		ret = migrate(s, err, errlen);
 	if (ret < 0) {

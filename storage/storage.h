@@ -25,6 +25,13 @@ struct td_store_config {
 	const char *path;    /* SQLite file; NULL: td_store_default_path(NULL, ...) */
 	const char *dsn;     /* PostgreSQL connection string, as libpq takes it:
 			      * "postgresql://user@host:5432/db" or "host=... dbname=..." */
+	/*
+	 * SQLite's page cache for this connection in KiB; 0: SQLite's own
+	 * default (2 MiB). A cache fills as the file grows and then stays
+	 * full, so a long-lived writer that never reads back (the agent)
+	 * keeps it small to keep its memory flat. PostgreSQL ignores it.
+	 */
+	unsigned cache_kib;
 };
 
 /*

@@ -86,7 +86,7 @@ int td_store_flags_backend(const struct td_store_flags *flags, const char *db_fl
 struct td_store *td_store_open_flags(const struct td_store_flags *flags, const char *db_flag,
 				     char *where, size_t wherelen, char *err, size_t errlen)
 {
-	struct td_store_config cfg = { 0 };
+	struct td_store_config cfg = { .cache_kib = flags->cache_kib };
 	char path[PATH_MAX];
 	struct td_store *store;
 	int ret;

@@ -16,6 +16,7 @@
 struct td_store_flags {
 	const char *backend; /* --backend: "sqlite" or "postgresql" */
 	const char *dsn;     /* --dsn: a PostgreSQL connection string */
+	unsigned cache_kib;  /* td_store_config.cache_kib; no flag sets it */
 };
 
 /*

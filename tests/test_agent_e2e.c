@@ -797,7 +797,7 @@ static long vm_rss_kb(pid_t pid)
 
 /*
  * The short version of bench/bench_agent.sh's 10,000 windows: RSS after
- * 1,000 windows of 20 ms is within 10% of RSS after 100.
+ * 1,000 windows of 20 ms is within 2% of RSS after 100.
  */
 static void test_rss_flat_over_windows(void **state)
 {
@@ -830,7 +830,9 @@ static void test_rss_flat_over_windows(void **state)
 	kill(worker, SIGTERM);
 	reap(worker);
 	assert_true(seen >= 1000);
-	assert_true(rss_1000 <= rss_100 * 1.10);
+	/* Flat within 2%: the agent's SQLite caches are bounded small (user/agent/sink.c),
+	 * and nothing else may grow with the number of windows. */
+	assert_true(rss_1000 <= rss_100 * 1.02);
 	done();
 }
 

@@ -7,6 +7,9 @@
 #   make test       deps + build + the whole suite (unit, ASan/UBSan, fuzz smoke, e2e,
 #                   packaging checks, arm64 unit tests under qemu)
 #   make test-arm64 deps + the arm64 cross build + its unit tests under qemu (cross/arm64.mk)
+#   make test-repeat N=20 [LOAD=1]
+#                   the timing-sensitive end-to-end tests N times, plain and ASan,
+#                   with each test's failure count (tests/repeat.sh)
 #   make install    the binary, topdown(1), bash completion, the agent's unit
 #                   template and the license under DESTDIR/PREFIX (/usr/local)
 #   make deb        build/topdown_VERSION_ARCH.deb (packaging/deb/build.sh)
@@ -97,7 +100,7 @@ DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 DEB_ARCHS :=
 CROSS_BUILDS :=
 
-.PHONY: all deps demo test unit-tests fuzz bench-tools bench-kb install deb clean
+.PHONY: all deps demo test test-repeat unit-tests fuzz bench-tools bench-kb install deb clean
 .SECONDARY:
 all: $(OUT)/topdown $(WORKLOAD)
 
@@ -202,6 +205,12 @@ test: deps
 	@$(MAKE) --no-print-directory all unit-tests fuzz $(CROSS_BUILDS)
 	@$(MAKE) --no-print-directory OUT=$(OUT)/asan SANITIZE=1 all unit-tests
 	QEMU_AARCH64=$(QEMU_AARCH64) ./tests/run.sh $(OUT)
+
+N ?= 20
+test-repeat: deps
+	@$(MAKE) --no-print-directory all unit-tests
+	@$(MAKE) --no-print-directory OUT=$(OUT)/asan SANITIZE=1 all unit-tests
+	LOAD=$(LOAD) ./tests/repeat.sh $(OUT) $(N) $(REPEAT_TESTS)
 
 install: $(OUT)/topdown
 	$(INSTALL) -D -m 0755 $(OUT)/topdown $(DESTDIR)$(BINDIR)/topdown

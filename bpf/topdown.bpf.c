@@ -192,14 +192,21 @@ static __always_inline void rebase_if_stale(struct td_thread_stats *stats, struc
 	stats->runq_since_ns = 0;
 }
 
+/*
+ * Charges the thread's runtime since the previous charge; counted says
+ * whether the counters of that time were read (the slice's start was
+ * seen), else it is also added to unread_oncpu_ns.
+ */
 static __always_inline void charge_time(struct td_thread_stats *stats, struct task_struct *task,
-					__u32 cpu, const bool btf)
+					__u32 cpu, bool counted, const bool btf)
 {
 	__u64 runtime;
 
 	rebase_if_stale(stats, task, btf);
 	runtime = task_runtime(task, btf);
 	stats->oncpu_ns += runtime - stats->charged_runtime_ns;
+	if (!counted)
+		stats->unread_oncpu_ns += runtime - stats->charged_runtime_ns;
 	stats->charged_runtime_ns = runtime;
 	if (stats->last_cpu >= 0 && stats->last_cpu != (__s32)cpu)
 		stats->migrations++;
@@ -249,6 +256,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
 	struct td_thread_stats *stats = NULL;
 	struct cpu_slice *slice;
+	bool counted;
 	__u64 now;
 
 	if (!track_prev && !track_next)
@@ -267,14 +275,18 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 		if (!stats && (task_state(prev, btf) & TASK_DEAD))
 			__sync_fetch_and_add(&drops.threads, 1);
 	}
-	if (stats && slice_is_of(slice, prev_tid))
-		read_slots(slice, stats, cpu);
-	else
-		read_slots(slice, NULL, cpu);
+	/*
+	 * A slice that is not prev's: this kernel now and then runs a thread
+	 * with no switch-in event for it, so its start was never read. Its
+	 * time is charged as unread: userspace scales the counts of the
+	 * thread's read slices up to it, and lowers their confidence.
+	 */
+	counted = stats && slice_is_of(slice, prev_tid);
+	read_slots(slice, counted ? stats : NULL, cpu);
 	if (stats) {
 		__u32 state = task_state(prev, btf);
 
-		charge_time(stats, prev, cpu, btf);
+		charge_time(stats, prev, cpu, counted, btf);
 		/* threads rename themselves */
 		if (btf)
 			__builtin_memcpy(stats->comm, prev->comm, TD_TASK_COMM_LEN);
@@ -406,6 +418,7 @@ int flush_cpu(void *ctx)
 	__u32 tid = (__u32)pid_tgid, cpu = bpf_get_smp_processor_id(), zero = 0;
 	struct td_thread_stats *stats;
 	struct cpu_slice *slice;
+	bool counted;
 
 	if (paused || !is_target(tid, pid_tgid >> 32))
 		return 0;
@@ -415,14 +428,12 @@ int flush_cpu(void *ctx)
 		return 0;
 	if (!stats)
 		__sync_fetch_and_add(&drops.slices, 1);
-	if (stats && slice_is_of(slice, tid))
-		read_slots(slice, stats, cpu);
-	else
-		read_slots(slice, NULL, cpu);
+	counted = stats && slice_is_of(slice, tid);
+	read_slots(slice, counted ? stats : NULL, cpu);
 	slice->tid = tid;
 	slice->epoch = epoch;
-	if (stats)
-		charge_time(stats, task, cpu, false);
+	if (stats) /* a new record has nothing to charge yet: counted or not, it adds 0 */
+		charge_time(stats, task, cpu, counted, false);
 	return 0;
 }
 

@@ -21,6 +21,18 @@
 
 #include "collector.h"
 
+/*
+ * TD_TEST_FILTER=PATTERN runs only the tests whose names match (cmocka's
+ * wildcards, * and ?): how `make test-repeat` runs one test many times.
+ */
+static inline void e2e_filter_tests(void)
+{
+	const char *pattern = getenv("TD_TEST_FILTER");
+
+	if (pattern && *pattern)
+		cmocka_set_test_filter(pattern);
+}
+
 /* Skips the calling test, saying why, unless BPF tracing can work here. */
 static inline void e2e_require_bpf(void)
 {

@@ -935,6 +935,7 @@ int main(int argc, char **argv)
 
 	(void)argc;
 	setup();
+	e2e_filter_tests();
 	failed = run_on_backends("topdown agent", tests, sizeof(tests) / sizeof(tests[0]), argv[0]);
 	teardown();
 	return failed;

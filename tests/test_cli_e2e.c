@@ -346,5 +346,6 @@ int main(void)
 		cmocka_unit_test(test_interrupted_collect_stores_partial_run),
 	};
 
+	e2e_filter_tests();
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

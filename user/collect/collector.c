@@ -199,14 +199,28 @@ static void scale_count(double count, double enabled, double running, struct td_
 	}
 }
 
+/*
+ * A slot's sums between two totals. The enabled time stands for the time
+ * the thread ran: when some of its slices went unread (their switch-in
+ * was not seen, bpf/topdown.bpf.c), it is scaled up by the on-CPU time
+ * they took, on the scheduler's clock like the rest, so the count is
+ * extrapolated over them and its running fraction falls by their share.
+ */
 static struct td_slot_sum slot_delta(const struct td_thread_stats *now, const struct td_thread_stats *base,
 				     size_t slot)
 {
-	return (struct td_slot_sum){
+	__u64 oncpu = now->oncpu_ns - base->oncpu_ns, unread = now->unread_oncpu_ns - base->unread_oncpu_ns;
+	struct td_slot_sum d = {
 		.count = now->slots[slot].count - base->slots[slot].count,
 		.enabled = now->slots[slot].enabled - base->slots[slot].enabled,
 		.running = now->slots[slot].running - base->slots[slot].running,
 	};
+
+	if (unread && unread >= oncpu) /* nothing read: ran, but not counted */
+		d.enabled = oncpu;
+	else if (unread)
+		d.enabled = (__u64)((double)d.enabled * oncpu / (oncpu - unread) + 0.5);
+	return d;
 }
 
 /*
@@ -868,6 +882,16 @@ int td_collector_resume(struct td_collector *c, char *err, size_t errlen)
 		t->window_base = t->now;
 	}
 	return 0;
+}
+
+uint64_t td_collector_unread_ns(const struct td_collector *c, uint32_t tid)
+{
+	uint64_t unread = 0;
+
+	for (size_t i = 0; i < c->tracks.count; i++)
+		if (c->tracks.items[i].now.tid == tid)
+			unread += c->tracks.items[i].now.unread_oncpu_ns;
+	return unread;
 }
 
 uint64_t td_collector_dropped(const struct td_collector *c)

@@ -125,6 +125,14 @@ size_t td_collector_group_count(const struct td_collector *collector);
 uint64_t td_collector_lost_threads(const struct td_collector *collector);
 
 /*
+ * Of the on-CPU time of thread tid since the start, what ran in slices
+ * whose counters could not be read (their switch-in was never seen): its
+ * counts are extrapolated over it, and their running fraction is lower by
+ * its share. 0 for a tid not seen.
+ */
+uint64_t td_collector_unread_ns(const struct td_collector *collector, uint32_t tid);
+
+/*
  * The time the collector's BPF programs have run since they were loaded,
  * summed. The kernel counts only while asked to: opts.bpf_stats asks
  * (BPF_ENABLE_STATS, which needs CAP_SYS_ADMIN), or kernel.bpf_stats_enabled

@@ -66,6 +66,7 @@ struct {
 struct cpu_slice {
 	__u32 tid; /* whose slice; 0: no tracked thread on this CPU */
 	__u32 epoch; /* when the start readings were taken */
+	__u64 start_runtime_ns; /* the thread's se.sum_exec_runtime at switch-in: exact there */
 	struct bpf_perf_event_value start[TD_MAX_SLOTS];
 };
 
@@ -132,10 +133,11 @@ static __always_inline __u64 task_runtime(struct task_struct *task, const bool b
 }
 
 /*
- * The thread's record, created on first use with its runtime so far as
- * already charged; NULL when the map is full.
+ * The thread's record, created on first use with its runtime up to
+ * since_runtime_ns as already charged; NULL when the map is full.
  */
-static __always_inline struct td_thread_stats *thread_stats(struct task_struct *task, __u32 tid)
+static __always_inline struct td_thread_stats *thread_stats(struct task_struct *task, __u32 tid,
+							    __u64 since_runtime_ns)
 {
 	struct td_thread_stats *stats = bpf_map_lookup_elem(&threads, &tid);
 	__u32 zero = 0;
@@ -148,7 +150,7 @@ static __always_inline struct td_thread_stats *thread_stats(struct task_struct *
 	stats->tid = tid;
 	stats->tgid = BPF_CORE_READ(task, tgid);
 	stats->start_ns = BPF_CORE_READ(task, start_time);
-	stats->charged_runtime_ns = task_runtime(task, false);
+	stats->charged_runtime_ns = since_runtime_ns;
 	stats->last_cpu = -1;
 	stats->epoch = epoch;
 	BPF_CORE_READ_STR_INTO(&stats->comm, task, comm);
@@ -269,7 +271,14 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 
 	now = bpf_ktime_get_ns();
 	if (track_prev) {
-		stats = thread_stats(prev, prev_tid);
+		/* a first record since the slice began: that slice counts too */
+		__u64 since = task_runtime(prev, btf);
+
+		/* two loads, not one from either pointer: the verifier refuses that */
+		barrier_var(since);
+		if (slice_is_of(slice, prev_tid))
+			since = slice->start_runtime_ns;
+		stats = thread_stats(prev, prev_tid, since);
 		if (!stats)
 			__sync_fetch_and_add(&drops.slices, 1);
 		if (!stats && (task_state(prev, btf) & TASK_DEAD))
@@ -305,6 +314,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 	slice->tid = track_next ? next_tid : 0;
 	slice->epoch = epoch;
 	if (track_next) {
+		slice->start_runtime_ns = task_runtime(next, btf);
 		stats = bpf_map_lookup_elem(&threads, &next_tid);
 		if (stats)
 			rebase_if_stale(stats, next, btf); /* exact: it has not run yet */
@@ -323,7 +333,7 @@ static __always_inline int on_wakeup(struct task_struct *task)
 
 	if (paused || !is_target(tid, BPF_CORE_READ(task, tgid)))
 		return 0;
-	stats = thread_stats(task, tid);
+	stats = thread_stats(task, tid, BPF_CORE_READ(task, se.sum_exec_runtime));
 	if (stats)
 		stats->runq_since_ns = bpf_ktime_get_ns();
 	return 0;
@@ -423,7 +433,8 @@ int flush_cpu(void *ctx)
 	if (paused || !is_target(tid, pid_tgid >> 32))
 		return 0;
 	slice = bpf_map_lookup_elem(&slices, &zero);
-	stats = thread_stats(task, tid); /* new: running since before we attached */
+	/* new: running since before we attached, counted from now */
+	stats = thread_stats(task, tid, task_runtime(task, false));
 	if (!slice)
 		return 0;
 	if (!stats)
@@ -432,6 +443,7 @@ int flush_cpu(void *ctx)
 	read_slots(slice, counted ? stats : NULL, cpu);
 	slice->tid = tid;
 	slice->epoch = epoch;
+	slice->start_runtime_ns = task_runtime(task, false);
 	if (stats) /* a new record has nothing to charge yet: counted or not, it adds 0 */
 		charge_time(stats, task, cpu, counted, false);
 	return 0;

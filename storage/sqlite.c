@@ -566,6 +566,7 @@ static struct td_store *sqlite_open(const struct td_store_config *cfg, char *err
 	ret = open_connection(s, cfg->cache_kib, err, errlen);
 	if (ret == 0)
 		ret = migrate(s, err, errlen);
+	s->base.schema_version = NR_MIGRATIONS;
 	if (ret < 0) {
 		sqlite_close(&s->base);
 		return td_store_open_failed(ret);

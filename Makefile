@@ -46,7 +46,7 @@ endif
 # with the include paths of the rooms it may use, so an upward include
 # fails to compile: ROOM_SEES_<room> lists them, the room itself included.
 # tests/check_layers.sh proves the rule holds for every pair of rooms.
-ROOMS := core storage kb collect query import render agent mcp cli
+ROOMS := core storage kb collect query import render agent doctor mcp cli
 ROOM_DIR_core := user/core
 ROOM_DIR_storage := storage
 ROOM_DIR_kb := kb
@@ -55,6 +55,7 @@ ROOM_DIR_query := user/query
 ROOM_DIR_import := user/import
 ROOM_DIR_render := user/render
 ROOM_DIR_agent := user/agent
+ROOM_DIR_doctor := user/doctor
 ROOM_DIR_mcp := mcp
 ROOM_DIR_cli := user/cli
 ROOM_SEES_core := core
@@ -65,6 +66,7 @@ ROOM_SEES_query := core storage kb query
 ROOM_SEES_import := core storage kb import
 ROOM_SEES_render := core storage kb query render
 ROOM_SEES_agent := core storage kb collect query render agent
+ROOM_SEES_doctor := core storage kb collect doctor
 ROOM_SEES_mcp := core storage kb collect query render import agent mcp cli
 ROOM_SEES_cli := $(ROOMS)
 # The BPF side's shared header and the generated skeletons come with the

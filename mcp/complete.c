@@ -130,7 +130,7 @@ static void offer_labels(struct td_mcp_server *s, struct candidates *c)
 				      sizeof(err));
 	}
 	/* Typing is not done yet: what fails to parse or match offers nothing. */
-	if (ret && ret != -EINVAL && ret != -ENOENT)
+	if (ret && ret != -EINVAL && ret != -ENOENT && ret != TD_QUERY_NOTHING)
 		td_mcp_log(s, TD_MCP_LOG_WARNING, "no label completion: %s", err);
 	for (size_t i = 0; !ret && i < set->count; i++) {
 		const struct td_label_key *k = &set->keys[i];

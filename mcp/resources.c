@@ -144,7 +144,7 @@ static int read_run_tree(struct td_mcp_server *s, const char *uri, const char *t
 	if (!store)
 		return -1;
 	ret = td_query_tree(store, &q, &tree, err, sizeof(err));
-	if (ret == -ENOENT)
+	if (ret == -ENOENT || ret == TD_QUERY_NOTHING) /* a run with no tree has no tree resource */
 		return not_found(e, uri, err);
 	if (ret)
 		return td_mcp_fail(e, TD_RPC_INTERNAL_ERROR, "%s", err);

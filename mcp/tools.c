@@ -136,11 +136,12 @@ static const char runs_above_schema[] = S_OBJECT(
 #define S_THREAD_LINE(key) \
 	S_OBJECT(key ",'oncpu_ns':" S_INT ",'values':{'type':'object','additionalProperties':" \
 		 S_NUM "},'low_confidence':" S_ARRAY(S_STR), "'oncpu_ns','values'")
+/* run is absent only from an empty answer (no run matches: TD_QUERY_NOTHING). */
 static const char threads_schema[] = S_OBJECT(
 	"'run':" S_RUN ",'columns':" S_ARRAY(S_STR)
 	",'threads':" S_ARRAY(S_THREAD_LINE("'tid':" S_STR ",'comm':" S_OPT_STR))
 	",'thread_names':" S_ARRAY(S_THREAD_LINE("'name':" S_STR ",'threads':" S_INT))
-	"," S_TRUNCATION, "'run','columns','threads','thread_names','truncated'");
+	"," S_TRUNCATION, "'columns','threads','thread_names','truncated'");
 
 #define S_SIDE S_OBJECT("'n':" S_INT ",'mean':" S_NUM ",'sd':" S_NUM ",'min':" S_NUM \
 			",'max':" S_NUM, "'n','mean'")
@@ -216,6 +217,13 @@ struct tool {
 	const char *output_schema;
 	bool read_only, needs_store;
 	int (*run)(struct tool_call *c, struct tool_output *out); /* 0, or <0 with c->err */
+	/*
+	 * The structured answer when the question matches nothing
+	 * (TD_QUERY_NOTHING): its schema's required fields, empty, in the
+	 * schemas' quoting; run_tool adds the hint, and the run_id or node
+	 * asked about.
+	 */
+	const char *empty;
 };
 
 static const struct arg_def *arg_def(const struct tool *t, const char *name)
@@ -633,7 +641,7 @@ static int list_profiling_runs(struct tool_call *c, struct tool_output *out)
 	filter.limit = limit + 1; /* one more tells whether there are more */
 	ret = td_store_list_runs(c->store, &filter, &list.runs, &list.count, c->err, sizeof(c->err));
 	if (!ret && !list.count)
-		ret = fail(c, -ENOENT, "no stored run matches these filters; without filters "
+		ret = fail(c, TD_QUERY_NOTHING, "no stored run matches these filters; without filters "
 			   "list_profiling_runs shows the processes and labels stored, and "
 			   "collect_topdown or `topdown import` adds runs");
 	if (!ret)
@@ -1073,55 +1081,65 @@ static const struct tool tools[] = {
 	  "labeled run with its Top-Down tree per thread, thread name and process. Needs the "
 	  "server started with --allow-collect, root or CAP_BPF+CAP_PERFMON, and a hardware PMU "
 	  "for the tree. Sends progress when the request has a progressToken.",
-	  collect_args, collect_schema, false, false, NULL },
+	  collect_args, collect_schema, false, false, NULL, NULL },
 	{ "query_bottlenecks", "Top bottlenecks",
 	  "The bottlenecks of the matching runs, most frequent first: per run (and process or "
 	  "thread), the deepest Top-Down nodes above their thresholds, with their mean share of "
 	  "pipeline slots. The first question to ask about a process.",
-	  bottlenecks_args, bottlenecks_schema, true, true, query_bottlenecks },
+	  bottlenecks_args, bottlenecks_schema, true, true, query_bottlenecks,
+	  "{'runs':0,'samples':0,'bottlenecks':[],'truncated':false}" },
 	{ "query_by_bottleneck", "Runs where a node is high",
 	  "The runs where one Top-Down node reaches at least min_pct of pipeline slots, largest "
 	  "first: which tests, branches or builds suffer from it.",
-	  by_bottleneck_args, runs_above_schema, true, true, query_by_bottleneck },
+	  by_bottleneck_args, runs_above_schema, true, true, query_by_bottleneck,
+	  "{'runs':[],'truncated':false}" },
 	{ "get_funnel", "Where the pipeline slots go",
 	  "The Top-Down tree averaged over the matching runs, as a funnel: useful work "
 	  "(Retiring) against what is wasted, each node's share and whether it crosses its "
 	  "threshold.",
-	  funnel_args, funnel_schema, true, true, get_funnel },
+	  funnel_args, funnel_schema, true, true, get_funnel,
+	  "{'runs':0,'nodes':[],'truncated':false}" },
 	{ "compare_runs", "Compare two runs",
 	  "What changed from run_a to run_b, node by node: regressions and improvements beyond "
 	  "threshold_pct, first.",
-	  compare_runs_args, comparison_schema, true, true, compare_runs },
+	  compare_runs_args, comparison_schema, true, true, compare_runs,
+	  "{'runs_a':0,'runs_b':0,'regressions':0,'improvements':0,'metrics':[],'truncated':false}" },
 	{ "compare_by_labels", "Compare two sets of runs",
 	  "What changed between the runs with labels_a and those with labels_b (e.g. two "
 	  "branches or builds): per node, the means, the change, Welch's t-test p-value and "
 	  "Cohen's d; regressions and improvements first.",
-	  compare_labels_args, comparison_schema, true, true, compare_by_labels },
+	  compare_labels_args, comparison_schema, true, true, compare_by_labels,
+	  "{'runs_a':0,'runs_b':0,'regressions':0,'improvements':0,'metrics':[],'truncated':false}" },
 	{ "explain_metric", "Explain a Top-Down metric",
 	  "What a Top-Down node or metric means, its place in the tree and threshold, typical "
 	  "causes, and what to do next (counters to check, perf record or topdown commands).",
-	  explain_args, explain_schema, true, false, explain_metric },
+	  explain_args, explain_schema, true, false, explain_metric, NULL },
 	{ "list_profiling_runs", "List stored runs",
 	  "The stored runs, newest first, with their ids, process, duration, thread count and "
 	  "labels.",
-	  list_runs_args, runs_schema, true, true, list_profiling_runs },
+	  list_runs_args, runs_schema, true, true, list_profiling_runs,
+	  "{'runs':[],'truncated':false}" },
 	{ "list_labels", "List label keys and values",
 	  "The label keys of the stored runs (git_branch, test_name, ...) and each key's values "
 	  "with how many runs carry them, most frequent first: what the labels arguments of the "
 	  "other tools can match. total and truncated count key=value pairs.",
-	  labels_args, labels_schema, true, true, list_labels },
+	  labels_args, labels_schema, true, true, list_labels,
+	  "{'runs':0,'keys':[],'truncated':false}" },
 	{ "get_thread_breakdown", "Per-thread Top-Down",
 	  "The Top-Down values of each thread and each thread name (io_thd_* and such) of one "
 	  "run (run_id, or the newest matching run), busiest first or sorted by a node.",
-	  threads_args, threads_schema, true, true, get_thread_breakdown },
+	  threads_args, threads_schema, true, true, get_thread_breakdown,
+	  "{'columns':[],'threads':[],'thread_names':[],'truncated':false}" },
 	{ "get_run_tree", "Top-Down tree of a run",
 	  "Every node of one run's Top-Down tree with its value, range, confidence and "
 	  "threshold.",
-	  run_tree_args, run_tree_schema, true, true, get_run_tree },
+	  run_tree_args, run_tree_schema, true, true, get_run_tree,
+	  "{'run_id':'','nodes':[],'truncated':false}" },
 	{ "query_trend", "A node over time",
 	  "One node's value run after run, oldest first, each judged against the window of runs "
 	  "before it; points beyond sigma standard deviations are flagged as anomalies.",
-	  trend_args, trend_schema, true, true, query_trend },
+	  trend_args, trend_schema, true, true, query_trend,
+	  "{'path':'','anomalies':0,'points':[],'truncated':false}" },
 };
 
 #define NR_TOOLS (sizeof(tools) / sizeof(tools[0]))
@@ -1156,6 +1174,28 @@ static json_t *success(const struct tool_output *out)
 			 "structuredContent", out->structured, "isError", false);
 }
 
+/*
+ * The answer to a question that matches nothing: the tool's empty result,
+ * what was asked about (run_id, node), and the hint as text and as
+ * structuredContent.hint. Clients take isError for a failure; this is none.
+ */
+static json_t *nothing(const struct tool_call *c)
+{
+	json_t *structured = schema_load(c->tool->empty), *result;
+
+	if (!structured)
+		return td_mcp_tool_error("out of memory");
+	if (json_object_get(structured, "run_id") && arg_string(c, "run_id"))
+		json_object_set_new(structured, "run_id", json_string(arg_string(c, "run_id")));
+	if (json_object_get(structured, "path") && arg_string(c, "node"))
+		json_object_set_new(structured, "path", json_string(arg_string(c, "node")));
+	json_object_set_new(structured, "hint", json_string(c->err));
+	json_object_set_new(structured, "total", json_integer(0));
+	result = json_pack("{s:[{s:s, s:s}], s:o, s:b}", "content", "type", "text", "text", c->err,
+			   "structuredContent", structured, "isError", false);
+	return result;
+}
+
 static json_t *run_tool(struct td_mcp_server *s, const struct tool *t, const json_t *args)
 {
 	struct tool_call c = { .s = s, .tool = t, .args = args };
@@ -1169,7 +1209,9 @@ static json_t *run_tool(struct td_mcp_server *s, const struct tool *t, const jso
 		ret = -EIO;
 	if (!ret)
 		ret = t->run(&c, &out);
-	if (ret) {
+	if (ret == TD_QUERY_NOTHING && t->empty) {
+		result = nothing(&c);
+	} else if (ret) {
 		td_mcp_log(s, TD_MCP_LOG_DEBUG, "%s: %s", t->name, c.err);
 		result = td_mcp_tool_error(c.err[0] ? c.err : strerror(-ret));
 	} else {

@@ -37,6 +37,7 @@ struct td_store_ops {
 struct td_store {
 	const struct td_store_ops *ops;
 	const char *location; /* set by the backend: see td_store_location() */
+	int schema_version;   /* set by the backend once migrated: its number of migrations */
 };
 
 extern const struct td_store_ops td_sqlite_ops;

@@ -567,6 +567,7 @@ static struct td_store *pg_open(const struct td_store_config *cfg, char *err, si
 			       errlen);
 	if (ret == 0)
 		ret = migrate(s, err, errlen);
+	s->base.schema_version = NR_MIGRATIONS;
 	if (ret < 0) {
 		pg_close(&s->base);
 		return td_store_open_failed(ret);

@@ -330,33 +330,53 @@ static int copy_path(const char *path, const char *from, char *buf, size_t len,
 	return 0;
 }
 
+/* Creates ~/.topdown (0700) for the default store; buf holds its data.db path. */
+static int make_default_dir(char *buf, char *err, size_t errlen)
+{
+	char *slash = strrchr(buf, '/');
+	int ret = 0;
+
+	*slash = '\0';
+	if (mkdir(buf, 0700) < 0 && errno != EEXIST) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot create directory '%s': %s; " WRITABLE_FIX,
+			 buf, strerror(-ret));
+	}
+	*slash = '/';
+	return ret;
+}
+
+/*
+ * The default store is ~/.topdown/data.db, and its directory is ours to
+ * create, whichever way the path came: unset, or given as that very path
+ * by --db or TOPDOWN_DB_PATH (as the README's demo does). Any other path
+ * is the user's: a missing directory there stays an error at open.
+ */
 int td_store_default_path(const char *flag_path, char *buf, size_t len, char *err, size_t errlen)
 {
 	const char *env = getenv("TOPDOWN_DB_PATH");
 	const char *home = getenv("HOME");
+	char home_path[PATH_MAX];
+	bool home_known = home && *home &&
+			  (size_t)snprintf(home_path, sizeof(home_path), "%s/.topdown/data.db", home) < sizeof(home_path);
+	int ret;
 
 	if (flag_path && *flag_path)
-		return copy_path(flag_path, "--db", buf, len, err, errlen);
-	if (env && *env)
-		return copy_path(env, "TOPDOWN_DB_PATH", buf, len, err, errlen);
-	if (!home || !*home) {
+		ret = copy_path(flag_path, "--db", buf, len, err, errlen);
+	else if (env && *env)
+		ret = copy_path(env, "TOPDOWN_DB_PATH", buf, len, err, errlen);
+	else if (!home || !*home) {
 		snprintf(err, errlen, "cannot place the database: HOME is not set; "
 			 "pass --db with a path or set TOPDOWN_DB_PATH");
 		return -ENOENT;
-	}
-	/* The directory first, in buf, then the file name after it. */
-	if ((size_t)snprintf(buf, len, "%s/.topdown/data.db", home) >= len)
+	} else if (!home_known) {
 		return path_too_long("HOME", err, errlen);
-	*strrchr(buf, '/') = '\0';
-	if (mkdir(buf, 0700) < 0 && errno != EEXIST) {
-		int errnum = errno;
-
-		snprintf(err, errlen, "cannot create directory '%s': %s; " WRITABLE_FIX,
-			 buf, strerror(errnum));
-		return -errnum;
+	} else {
+		ret = copy_path(home_path, "HOME", buf, len, err, errlen);
 	}
-	buf[strlen(buf)] = '/';
-	return 0;
+	if (ret == 0 && home_known && strcmp(buf, home_path) == 0)
+		ret = make_default_dir(buf, err, errlen);
+	return ret;
 }
 
 /* ---- open, migrate, close ---- */
@@ -546,6 +566,7 @@ static struct td_store *sqlite_open(const struct td_store_config *cfg, char *err
 	ret = open_connection(s, cfg->cache_kib, err, errlen);
 	if (ret == 0)
 		ret = migrate(s, err, errlen);
+	s->base.schema_version = NR_MIGRATIONS;
 	if (ret < 0) {
 		sqlite_close(&s->base);
 		return td_store_open_failed(ret);

@@ -73,6 +73,11 @@ const char *td_store_location(const struct td_store *store)
 	return store && store->location ? store->location : "?";
 }
 
+int td_store_schema_version(const struct td_store *store)
+{
+	return store ? store->schema_version : 0;
+}
+
 static int invalid_run(char *err, size_t errlen, const char *why)
 {
 	snprintf(err, errlen, "cannot store the run: %s; this is a bug in the code that built it",

@@ -62,6 +62,9 @@ void td_store_close(struct td_store *store);
  */
 const char *td_store_location(const struct td_store *store);
 
+/* The schema version the store is at: it was migrated to it when opened. */
+int td_store_schema_version(const struct td_store *store);
+
 /*
  * Writes the whole run in one transaction: on any failure nothing of it
  * remains. -EEXIST when a run with the same id is already stored; -EINVAL

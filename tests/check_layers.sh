@@ -24,6 +24,7 @@ declare -A may_use=(
 	[import]="core storage kb"
 	[render]="core storage kb query"
 	[agent]="core storage kb collect query render"
+	[doctor]="core storage kb collect"
 	[mcp]="core storage kb collect query render import agent cli"
 	[cli]="*"
 )

@@ -187,6 +187,63 @@ static json_t *find_thread(json_t *threads, const char *comm)
 	return NULL;
 }
 
+/* collect's text: one line per thread group, short_* folded with its counts, then the busiest threads. */
+static void test_collect_text_folds_thread_groups(void **state)
+{
+	char pid[16], name[16], *line;
+	struct cli_result r;
+	size_t threads = 0, exited = 0;
+	pid_t child;
+	int go;
+
+	(void)state;
+	e2e_require_bpf();
+	for (int all = 0; all < 2; all++) {
+		/* short threads, two at a time, for longer than the window */
+		child = e2e_spawn_workload(&go, NULL, "--duration-ms", "3000", "--short-threads", "4000",
+					   "--short-work-us", "500", NULL);
+		assert_int_equal(write(go, "g", 1), 1);
+		snprintf(pid, sizeof(pid), "%d", child);
+		{
+			const char *a[] = { "collect", "--pid", pid, "--duration", "1500ms", "--db", db_path,
+					    all ? "--all-threads" : NULL, NULL };
+			run_topdown(&r, a);
+		}
+		close(go);
+		waitpid(child, NULL, 0);
+		assert_int_equal(r.status, 0);
+		line = strstr(r.out, "\nshort_* ");
+		assert_non_null(line);
+		assert_int_equal(sscanf(line, " %15s %zu", name, &threads), 2);
+		assert_true(threads > 30 && threads <= 4000); /* more than the thread table shows */
+		assert_non_null(strstr(line, "exited)"));
+		assert_int_equal(sscanf(strstr(line, "(") + 1, "%zu exited", &exited), 1);
+		assert_true(exited > 0 && exited <= threads);
+		assert_non_null(strstr(r.out, "\nspinner "));
+		if (all)
+			assert_null(strstr(r.out, "more threads"));
+		else
+			assert_non_null(strstr(r.out, "more threads (--all-threads lists them, --json too)"));
+	}
+}
+
+/* A target none of whose threads ran (kthreadd, pid 2, is all but idle): stored, and said. */
+static void test_collect_idle_target_says_so(void **state)
+{
+	const char *a[] = { "collect", "--pid", "2", "--duration", "300ms", "--db", db_path, NULL };
+	struct cli_result r;
+
+	(void)state;
+	e2e_require_bpf();
+	run_topdown(&r, a);
+	assert_int_equal(r.status, 0);
+	if (!strstr(r.out, ", 0 threads")) {
+		print_message("SKIP: kthreadd ran during the window; nothing to say\n");
+		skip();
+	}
+	assert_non_null(strstr(r.err, "no thread of 2 ran during the window"));
+}
+
 static void test_collect_json_and_list(void **state)
 {
 	char pid[16];
@@ -342,6 +399,8 @@ int main(void)
 		cmocka_unit_test(test_collect_errors_store_nothing),
 		cmocka_unit_test(test_unprivileged_collect_is_refused),
 		cmocka_unit_test(test_collect_json_and_list),
+		cmocka_unit_test(test_collect_text_folds_thread_groups),
+		cmocka_unit_test(test_collect_idle_target_says_so),
 		cmocka_unit_test(test_level2_without_pmu_stores_threads_only),
 		cmocka_unit_test(test_interrupted_collect_stores_partial_run),
 	};

@@ -502,6 +502,31 @@ static void expect_tool_error(struct session *s, const char *line, const char *m
 	free(text);
 }
 
+static json_t *structured(json_t *result)
+{
+	if (!json_is_false(json_object_get(result, "isError")))
+		fail_msg("a tool result expected, got %s", json_dumps(result, 0));
+	return json_object_get(result, "structuredContent");
+}
+
+/*
+ * A valid question that matches nothing: an answer, not a failure. The
+ * empty result (its required fields there, total 0) carries the hint as
+ * text and as structuredContent.hint.
+ */
+static void expect_empty_answer(struct session *s, const char *line, const char *hint)
+{
+	json_t *result = result_of(s, line), *content = structured(result);
+	const char *text = json_string_value(json_object_get(json_array_get(json_object_get(result, "content"), 0), "text"));
+
+	if (!json_is_false(json_object_get(result, "isError")) || !text || !strstr(text, hint))
+		fail_msg("an empty answer with the hint '%s' expected to %.200s, got %s", hint, line, json_dumps(result, 0));
+	assert_non_null(strstr(json_string_value(json_object_get(content, "hint")), hint));
+	assert_int_equal(json_integer_value(json_object_get(content, "total")), 0);
+	assert_true(json_is_false(json_object_get(content, "truncated")));
+	json_decref(result);
+}
+
 static void test_collect_refused(void **state)
 {
 	struct session *s = *state;
@@ -585,13 +610,6 @@ static struct session *session_on(struct backend *b)
 	return s;
 }
 
-static json_t *structured(json_t *result)
-{
-	if (!json_is_false(json_object_get(result, "isError")))
-		fail_msg("a tool result expected, got %s", json_dumps(result, 0));
-	return json_object_get(result, "structuredContent");
-}
-
 static const char *text_of(json_t *result)
 {
 	return json_string_value(json_object_get(json_array_get(json_object_get(result, "content"), 0), "text"));
@@ -668,9 +686,17 @@ static void test_tool_answers(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(items, 0), "run_id")), ids[2]);
 	json_decref(result);
 
+	/* matching nothing is an answer */
+	expect_empty_answer(s, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":"
+			    "\"query_bottlenecks\",\"arguments\":{\"labels\":{\"test\":\"nope\"}}}}", "no stored run matches");
+	expect_empty_answer(s, "{\"jsonrpc\":\"2.0\",\"id\":60,\"method\":\"tools/call\",\"params\":{\"name\":"
+			    "\"list_profiling_runs\",\"arguments\":{\"labels\":{\"test\":\"nope\"}}}}", "no stored run matches");
+	expect_empty_answer(s, "{\"jsonrpc\":\"2.0\",\"id\":61,\"method\":\"tools/call\",\"params\":{\"name\":"
+			    "\"query_trend\",\"arguments\":{\"node\":\"Retiring\",\"labels\":{\"test\":\"nope\"}}}}",
+			    "no stored run matches");
 	/* failures the model can act on */
-	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":"
-			  "\"query_bottlenecks\",\"arguments\":{\"labels\":{\"test\":\"nope\"}}}}", "no stored run matches");
+	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":62,\"method\":\"tools/call\",\"params\":{\"name\":"
+			  "\"query_trend\",\"arguments\":{\"node\":\"Retirng\"}}}", "unknown metric 'Retirng'");
 	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":"
 			  "\"query_bottlenecks\",\"arguments\":{\"labels\":{\"test\":\"\"}}}}", "bad label");
 	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":"
@@ -898,8 +924,8 @@ static void test_list_labels(void **state)
 			  "\"list_labels\",\"arguments\":{\"key\":\"git branch\"}}}", "bad label key 'git branch'");
 	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":"
 			  "\"list_labels\",\"arguments\":{\"labels\":{\"test\":\"\"}}}}", "bad label");
-	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":"
-			  "\"list_labels\",\"arguments\":{\"labels\":{\"test\":\"nope\"}}}}", "no stored run matches");
+	expect_empty_answer(s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":"
+			    "\"list_labels\",\"arguments\":{\"labels\":{\"test\":\"nope\"}}}}", "no stored run matches");
 	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":"
 			  "\"list_labels\",\"arguments\":{\"last\":\"a while\"}}}", "a while");
 	/* arguments the schema refuses */

@@ -233,7 +233,7 @@ static void test_thread_scopes(void **state)
 	assert_close(t->nodes[0].value, 0.9);
 	td_tree_free(t);
 	q.thread = "4243";
-	assert_int_equal(td_query_tree(b->store, &q, &t, b->err, ERRLEN), -ENOENT);
+	assert_int_equal(td_query_tree(b->store, &q, &t, b->err, ERRLEN), TD_QUERY_NOTHING);
 	assert_null(t);
 	assert_non_null(strstr(b->err, "no Top-Down metrics for thread 4243"));
 }
@@ -249,10 +249,10 @@ static void test_nothing_found(void **state)
 
 	td_labels_init(&labels);
 	td_labels_set(&labels, "k", "v");
-	assert_int_equal(td_query_bottlenecks(b->store, &q, &x, b->err, ERRLEN), -ENOENT);
+	assert_int_equal(td_query_bottlenecks(b->store, &q, &x, b->err, ERRLEN), TD_QUERY_NOTHING);
 	assert_non_null(strstr(b->err, "no stored run matches"));
 	store_run(b, new_run("app", 1, "k=v"), NULL); /* a run without a PMU */
-	assert_int_equal(td_query_bottlenecks(b->store, &q, &x, b->err, ERRLEN), -ENOENT);
+	assert_int_equal(td_query_bottlenecks(b->store, &q, &x, b->err, ERRLEN), TD_QUERY_NOTHING);
 	assert_non_null(strstr(b->err, "have no Top-Down metrics"));
 	assert_null(x);
 	td_labels_free(&labels);
@@ -386,7 +386,7 @@ static void test_threads(void **state)
 	assert_int_equal(td_query_threads(b->store, &q, "Nope", &t, b->err, ERRLEN), -EINVAL);
 	assert_non_null(strstr(b->err, "Backend_Bound, Retiring"));
 	q.runs.run_id = bare;
-	assert_int_equal(td_query_threads(b->store, &q, NULL, &t, b->err, ERRLEN), -ENOENT);
+	assert_int_equal(td_query_threads(b->store, &q, NULL, &t, b->err, ERRLEN), TD_QUERY_NOTHING);
 	assert_non_null(strstr(b->err, "no per-thread"));
 	assert_null(t);
 }
@@ -652,11 +652,11 @@ static void test_compare_bad_sides(void **state)
 	assert_non_null(strstr(b->err, "matches both sides"));
 	sides_free(&s);
 	sides_init(&s, "a", "nothing");
-	assert_int_equal(td_compare(b->store, &s.args, &c, b->err, ERRLEN), -ENOENT);
+	assert_int_equal(td_compare(b->store, &s.args, &c, b->err, ERRLEN), TD_QUERY_NOTHING);
 	assert_non_null(strstr(b->err, "no stored run matches side B"));
 	sides_free(&s);
 	sides_init(&s, "bare", "b");
-	assert_int_equal(td_compare(b->store, &s.args, &c, b->err, ERRLEN), -ENOENT);
+	assert_int_equal(td_compare(b->store, &s.args, &c, b->err, ERRLEN), TD_QUERY_NOTHING);
 	assert_non_null(strstr(b->err, "side A have no Top-Down metrics"));
 	assert_null(c);
 	sides_free(&s);
@@ -771,7 +771,7 @@ static void test_labels_not_found(void **state)
 	struct td_label_set *set = (struct td_label_set *)1;
 	struct td_labels none;
 
-	assert_int_equal(td_query_labels(b->store, NULL, NULL, 0, &set, b->err, ERRLEN), -ENOENT);
+	assert_int_equal(td_query_labels(b->store, NULL, NULL, 0, &set, b->err, ERRLEN), TD_QUERY_NOTHING);
 	assert_null(set);
 	assert_non_null(strstr(b->err, "no run is stored yet"));
 	store_labeled_runs(b);
@@ -790,7 +790,7 @@ static void test_labels_not_found(void **state)
 	td_labels_init(&none);
 	td_labels_set(&none, "branch", "none");
 	f = (struct td_run_filter){ .labels = &none };
-	assert_int_equal(td_query_labels(b->store, &f, NULL, 0, &set, b->err, ERRLEN), -ENOENT);
+	assert_int_equal(td_query_labels(b->store, &f, NULL, 0, &set, b->err, ERRLEN), TD_QUERY_NOTHING);
 	assert_non_null(strstr(b->err, "no stored run matches the filters"));
 	assert_null(set);
 	td_labels_free(&none);

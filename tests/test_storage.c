@@ -969,6 +969,24 @@ static void test_default_path_precedence(void **state)
 	/* Again, with the directory already there. */
 	assert_int_equal(td_store_default_path(NULL, buf, sizeof(buf), f->err, ERRLEN), 0);
 
+	/* The default path given by name (--db or TOPDOWN_DB_PATH) gets its directory too... */
+	assert_int_equal(rmdir(expected), 0);
+	snprintf(buf, sizeof(buf), "%s/.topdown/data.db", f->dir);
+	setenv("TOPDOWN_DB_PATH", buf, 1);
+	assert_int_equal(td_store_default_path(NULL, buf, sizeof(buf), f->err, ERRLEN), 0);
+	assert_int_equal(stat(expected, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_int_equal(rmdir(expected), 0);
+	unsetenv("TOPDOWN_DB_PATH");
+	snprintf(buf, sizeof(buf), "%s/.topdown/data.db", f->dir);
+	assert_int_equal(td_store_default_path(strdupa(buf), buf, sizeof(buf), f->err, ERRLEN), 0);
+	assert_int_equal(stat(expected, &st), 0);
+	/* ...and no other path does: a missing directory there is the user's to make. */
+	snprintf(buf, sizeof(buf), "%s/elsewhere/data.db", f->dir);
+	assert_int_equal(td_store_default_path(strdupa(buf), buf, sizeof(buf), f->err, ERRLEN), 0);
+	snprintf(buf, sizeof(buf), "%s/elsewhere", f->dir);
+	assert_int_equal(stat(buf, &st), -1);
+
 	restore_env("HOME", saved.home);
 	restore_env("TOPDOWN_DB_PATH", saved.db_path);
 }

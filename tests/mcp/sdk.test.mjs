@@ -191,7 +191,10 @@ describe('tools/call', () => {
     assert.equal(cut.structuredContent.total, 3);
     assert.match(cut.content[0].text, /\(1 more\)/);
     assert.match(await callError('list_labels', { key: 'branch' }), /keys there are .*git_branch/);
-    assert.match(await callError('list_labels', { labels: { git_branch: 'nope' } }), /no stored run matches/);
+    // matching nothing is an empty answer with a hint, not an error
+    const none = await call('list_labels', { labels: { git_branch: 'nope' } });
+    assert.deepEqual(none.structuredContent.keys, []);
+    assert.match(none.structuredContent.hint, /no stored run matches/);
   });
 
   test('get_thread_breakdown', async () => {
@@ -219,8 +222,18 @@ describe('tools/call', () => {
     assert.match(await callError('collect_topdown', { process: 'init' }), /--allow-collect/);
   });
 
+  test('a query matching nothing is an empty answer with a hint', async () => {
+    for (const [name, args] of [['query_bottlenecks', {}], ['get_funnel', {}], ['list_profiling_runs', {}],
+      ['get_thread_breakdown', {}], ['query_trend', { node: 'Retiring' }],
+      ['compare_by_labels', { labels_a: { git_branch: 'main' }, labels_b: { git_branch: 'nope' } }]]) {
+      const r = await call(name, { ...args, labels: { ...(args.labels || {}), git_branch: 'nope' } });
+      assert.equal(r.structuredContent.total, 0, name);
+      assert.match(r.structuredContent.hint, /no stored run matches/, name);
+    }
+  });
+
   test('a failed query is an isError result that says what to do', async () => {
-    assert.match(await callError('query_bottlenecks', { labels: { git_branch: 'nope' } }), /label|run/i);
+    assert.match(await callError('query_trend', { node: 'Retirng' }), /unknown metric 'Retirng'/);
     assert.match(await callError('explain_metric', { name: 'dram_bond' }), /DRAM_Bound/);
     assert.match(await callError('list_profiling_runs', { labels: { 'bad key': 'x' } }), /bad label/);
     assert.match(await callError('get_run_tree', { run_id: 'ffffffff' }), /run/);
@@ -381,6 +394,7 @@ describe('collect_topdown', { skip: !isRoot && 'needs root: collecting loads BPF
       undefined, { timeout: 60000 });
     assert.equal(next.isError, false, next.content[0].text);
     const cancelled = await collecting.client.callTool({ name: 'list_profiling_runs', arguments: { labels: { test_name: 'cancelled' } } });
-    assert.equal(cancelled.isError, true); // no run matches
+    assert.equal(cancelled.isError, false); // no run matches: an empty answer
+    assert.deepEqual(cancelled.structuredContent.runs, []);
   });
 });

@@ -38,13 +38,14 @@
 #include "storage.h"
 #include "store_open.h"
 #include "tma_events.h"
+#include "thread_table.h"
 #include "tma_render.h"
 
 #define MAX_PIDS 64
 #define TABLE_ROWS 30 /* the text table shows the busiest threads; --json has all */
 
 struct collect_args {
-	bool system_wide, json, events_given, level_given;
+	bool system_wide, json, events_given, level_given, all_threads;
 	pid_t pids[MAX_PIDS];
 	size_t nr_pids;
 	const char *process;
@@ -68,7 +69,8 @@ static void request_stop(int sig)
 static const char usage_text[] =
 	"usage: topdown collect (--process NAME | --pid PID[,PID...] | --system-wide)\n"
 	"                       [--duration 10s] [--interval 1s] [--level 1..3] [--cpu-model NAME]\n"
-	"                       [--label key=value]... [--events LIST] [--db PATH] [--json]\n"
+	"                       [--label key=value]... [--events LIST] [--db PATH] [--json | --all-threads]\n"
+	"  --all-threads    list every thread in the text table, not only the busiest (--json has them all)\n"
 	"  --level N        depth of the Top-Down tree (4 where it needs no more counters than 3)\n"
 	"  --cpu-model NAME the CPU's Top-Down model instead of the detected one (spr, neoverse-v2, zen4, ...)\n"
 	"  --events LIST    count these events instead of the Top-Down ones\n";
@@ -104,6 +106,7 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 		{ "events", required_argument, NULL, 'e' },
 		{ "db", required_argument, NULL, 'D' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "all-threads", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -115,11 +118,12 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 	a->level = 1;
 	optind = 1;
 	opterr = 0; /* our one-line message instead of getopt's */
-	while (!ret && (opt = getopt_long(argc, argv, "p:P:ad:i:l:m:L:e:D:jh", options, NULL)) != -1) {
+	while (!ret && (opt = getopt_long(argc, argv, "p:P:ad:i:l:m:L:e:D:jAh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'p': a->process = optarg; targets++; break;
 		case 'P': targets++; ret = td_parse_pid_list(optarg, a->pids, MAX_PIDS, &a->nr_pids, err, sizeof(err)); break;
 		case 'a': a->system_wide = true; targets++; break;
+		case 'A': a->all_threads = true; break;
 		case 'd': ret = td_parse_duration_ns(optarg, &a->duration_ns, err, sizeof(err)); break;
 		case 'i': ret = td_parse_duration_ns(optarg, &a->interval_ns, err, sizeof(err)); break;
 		case 'l': a->level_given = true; ret = td_parse_int_range(optarg, "--level", 1, 4, &a->level, err, sizeof(err)); break;
@@ -265,43 +269,20 @@ static int run_collection(struct td_collector *c, const struct collect_args *a, 
 	return ret;
 }
 
-static int compare_oncpu_desc(const void *a, const void *b)
+static void print_table(const struct td_run *run, const char *db_path, bool with_counters, bool all_threads)
 {
-	const struct td_thread_row *x = a, *y = b;
-
-	return x->oncpu_ns < y->oncpu_ns ? 1 : x->oncpu_ns > y->oncpu_ns ? -1 : (int)x->tid - (int)y->tid;
-}
-
-static void print_table(const struct td_run *run, const char *db_path, bool with_counters)
-{
-	double duration_ns = run->ended_ns - run->started_ns;
-	size_t nr_events = with_counters ? run->nr_events : 0;
-	char a[32], b[32];
+	char a[32];
 	size_t exited = 0;
 
 	for (size_t i = 0; i < run->nr_threads; i++)
 		exited += run->threads[i].exited;
 	printf("run %s stored in %s%s\n", run->id, db_path, run->partial ? " (partial: stopped early)" : "");
 	printf("target %s, %s, %zu threads (%zu exited), %llu slices dropped\n\n", run->process,
-	       td_format_duration(duration_ns, a, sizeof(a)), run->nr_threads, exited,
+	       td_format_duration(run->ended_ns - run->started_ns, a, sizeof(a)), run->nr_threads, exited,
 	       (unsigned long long)run->dropped);
-	printf("%-16s %8s %7s %8s %8s %6s %10s", "THREAD", "TID", "ONCPU%", "VOL-SW", "INVOL-SW", "MIGR", "RUNQ-WAIT");
-	for (size_t e = 0; e < nr_events; e++)
-		printf(" %14s", run->event_names[e]);
-	printf("\n");
-	for (size_t i = 0; i < run->nr_threads && i < TABLE_ROWS; i++) {
-		const struct td_thread_row *t = &run->threads[i];
-
-		printf("%-16s %8u %6.1f%% %8llu %8llu %6llu %10s", t->comm, t->tid,
-		       100.0 * t->oncpu_ns / duration_ns, (unsigned long long)t->voluntary_switches,
-		       (unsigned long long)t->involuntary_switches, (unsigned long long)t->migrations,
-		       td_format_duration(t->runq_wait_ns, a, sizeof(a)));
-		for (size_t e = 0; e < nr_events; e++)
-			printf(" %14s", td_format_count(t->counters[e].value, b, sizeof(b)));
-		printf("%s\n", t->exited ? "  (exited)" : "");
-	}
-	if (run->nr_threads > TABLE_ROWS)
-		printf("... %zu more threads (--json lists all)\n", run->nr_threads - TABLE_ROWS);
+	if (run->nr_threads)
+		td_print_thread_table(stdout, run, with_counters, all_threads ? SIZE_MAX : TABLE_ROWS,
+				      "--all-threads lists them, --json too");
 }
 
 /* Level 1 of the tree for each thread-name group, busiest first. */
@@ -460,12 +441,14 @@ static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, 
 		ret = td_engine_compute(tma->engine, run, err, errlen);
 	if (!ret)
 		ret = td_store_write_run(store, run, err, errlen);
+	if (!ret && !run->nr_threads) /* stored all the same: an idle target is an answer */
+		fprintf(stderr, "topdown collect: no thread of %s ran during the window; the run holds no threads "
+			"(a kernel thread, or a process asleep all along?)\n", run->process);
 	if (!ret) {
 		if (a->json) {
 			print_json(run, tma, td_collector_attach_kind(c));
 		} else {
-			qsort(run->threads, run->nr_threads, sizeof(*run->threads), compare_oncpu_desc);
-			print_table(run, db_path, !tma->engine);
+			print_table(run, db_path, !tma->engine, a->all_threads);
 			if (tma->engine)
 				print_tma_table(run, tma);
 		}

@@ -37,6 +37,7 @@ struct query_args {
 	bool min_pct_given;
 	const char *sort;       /* --sort, with --threads */
 	const char *thread;     /* --thread */
+	bool all_threads;       /* --all-threads, with --threads */
 	long level, top_n, window;
 	double sigma;
 };
@@ -50,7 +51,8 @@ static const char usage_text[] =
 	"  --funnel                    where the pipeline slots go, with a bar per node\n"
 	"  --tree                      every node with its value, threshold and confidence\n"
 	"  --bottleneck NODE [--min-pct N]  the runs where NODE is at least N percent\n"
-	"  --threads [--sort NODE]     per thread and per thread name, of one run\n"
+	"  --threads [--sort NODE] [--all-threads]  per thread name, then the busiest threads\n"
+	"                              (every thread with --all-threads or --json), of one run\n"
 	"  --trend NODE [--window 10] [--sigma 3]  NODE over time, anomalies flagged\n";
 
 static int usage_error(const char *message)
@@ -81,6 +83,7 @@ static int own_option(void *args, int opt, const char *arg, char *err, size_t er
 	case 'm': a->min_pct_given = true;
 		return td_parse_number(arg, "--min-pct", 0, 100, &a->min_pct, err, errlen);
 	case 's': a->sort = arg; return 0;
+	case 'A': a->all_threads = true; return 0;
 	case 'h': a->thread = arg; return 0;
 	case 'l': return td_parse_int_range(arg, "--level", 1, 4, &a->level, err, errlen);
 	case 'n': return td_parse_int_range(arg, "--top-n", 1, 1000000, &a->top_n, err, errlen);
@@ -101,6 +104,8 @@ static const char *conflict(const struct query_args *a)
 		return "--min-pct goes with --bottleneck NODE";
 	if (a->sort && a->mode != MODE_THREADS)
 		return "--sort goes with --threads";
+	if (a->all_threads && a->mode != MODE_THREADS)
+		return "--all-threads goes with --threads";
 	if ((a->window || a->sigma) && a->mode != MODE_TREND)
 		return "--window and --sigma go with --trend NODE";
 	if (a->node && !*a->node)
@@ -119,6 +124,7 @@ static int parse_args(int argc, char **argv, struct query_args *a)
 		{ "min-pct", required_argument, NULL, 'm' },
 		{ "threads", no_argument, NULL, 'H' },
 		{ "sort", required_argument, NULL, 's' },
+		{ "all-threads", no_argument, NULL, 'A' },
 		{ "trend", required_argument, NULL, 'R' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "sigma", required_argument, NULL, 'g' },
@@ -194,7 +200,8 @@ static int query(struct td_store *store, void *args, char *err, size_t errlen)
 {
 	struct query_args *a = args;
 	struct td_query q = { .thread = a->thread, .max_level = (int)a->level, .top_n = (size_t)a->top_n };
-	struct td_render r = { .out = stdout, .format = a->cli.format, .color = td_render_wants_color(stdout) };
+	struct td_render r = { .out = stdout, .format = a->cli.format, .color = td_render_wants_color(stdout),
+			       .all_threads = a->all_threads };
 	int ret = td_query_cli_filter(&a->cli, store, &q.runs, err, errlen);
 
 	return ret ? ret : run_mode(store, a, &q, &r, err, errlen);

@@ -22,5 +22,6 @@ int td_cmd_import(int argc, char **argv);
 int td_cmd_mcp_serve(int argc, char **argv);
 int td_cmd_install_service(int argc, char **argv);
 int td_cmd_uninstall_service(int argc, char **argv);
+int td_cmd_doctor(int argc, char **argv);
 
 #endif

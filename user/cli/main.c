@@ -21,6 +21,7 @@ static const struct command {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
+	{ "doctor", td_cmd_doctor, "what works on this host for topdown, and what to do about the rest" },
 	{ "collect", td_cmd_collect, "count per-thread scheduling figures and counters, store a labeled run" },
 	{ "agent", td_cmd_agent, "collect always-on, in windows: one run per target process per window" },
 	{ "list", td_cmd_list, "list stored runs" },
@@ -43,21 +44,43 @@ static void usage(FILE *out)
 		fprintf(out, "  %-17s %s\n", commands[i].name, commands[i].summary);
 }
 
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+static int help(int argc, char **argv)
+{
+	const struct command *c = argc == 1 ? find_command(argv[0]) : NULL;
+	char *help_argv[] = { argv[0], "--help", NULL };
+
+	if (argc != 1 || !c) {
+		fprintf(stderr, "topdown help: %s; run `topdown help COMMAND` with one of the commands "
+			"`topdown --help` lists\n", argc != 1 ? "name one command" : "no such command");
+		return TD_EXIT_USAGE;
+	}
+	return c->run(2, help_argv);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
 		return TD_EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "help")) /* topdown help COMMAND: as topdown COMMAND --help */
+		return help(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "--version"))
 		return cmd_version(argc - 1, argv + 1);
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+	if (find_command(argv[1]))
+		return find_command(argv[1])->run(argc - 1, argv + 1);
 	fprintf(stderr, "topdown: unknown command '%s'; run `topdown --help` for the list\n", argv[1]);
 	return TD_EXIT_USAGE;
 }

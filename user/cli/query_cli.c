@@ -99,6 +99,10 @@ int td_query_cli_parse(struct td_query_cli *c, int argc, char **argv, const stru
 
 int td_query_cli_fail(const char *command, int ret, const char *err)
 {
+	if (ret == TD_QUERY_NOTHING) { /* an empty answer: said, nothing printed, no failure */
+		fprintf(stderr, "topdown %s: %s\n", command, err);
+		return 0;
+	}
 	fprintf(stderr, "topdown %s: %s\n", command, err[0] ? err : strerror(-ret));
 	return ret == -EINVAL ? TD_EXIT_USAGE : TD_EXIT_FAILURE;
 }

@@ -72,7 +72,8 @@ struct td_store *td_query_cli_open(struct td_query_cli *c, char *err, size_t err
 int td_query_cli_filter(struct td_query_cli *c, struct td_store *store,
 			struct td_run_filter *filter, char *err, size_t errlen);
 
-/* The exit code of a failure: usage (2) for bad input, else 1. */
+/* The exit code of a failure: usage (2) for bad input, else 1; an empty
+ * answer (TD_QUERY_NOTHING) is no failure: its hint on stderr, exit 0. */
 int td_query_cli_fail(const char *command, int ret, const char *err);
 
 /*

@@ -271,8 +271,7 @@ static bool track_changed(const struct track *t)
 	       t->now.involuntary_switches != t->base.involuntary_switches;
 }
 
-/* Tracepoints with BTF need kernel support; decide by loading a trivial one. */
-static bool tp_btf_supported(void)
+bool td_collector_tp_btf_supported(void)
 {
 	const struct bpf_insn insns[] = {
 		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
@@ -299,7 +298,7 @@ static bool tp_btf_supported(void)
 static void choose_attach_kind(struct td_collector *c, bool force_raw_tp)
 {
 	struct topdown_bpf *s = c->skel;
-	bool btf = !force_raw_tp && tp_btf_supported();
+	bool btf = !force_raw_tp && td_collector_tp_btf_supported();
 	struct bpf_program *btf_progs[] = { s->progs.switch_btf, s->progs.wakeup_btf,
 		s->progs.wakeup_new_btf, s->progs.exec_btf, s->progs.fork_btf };
 	struct bpf_program *raw_progs[] = { s->progs.switch_raw, s->progs.wakeup_raw,

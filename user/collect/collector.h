@@ -125,6 +125,13 @@ size_t td_collector_group_count(const struct td_collector *collector);
 uint64_t td_collector_lost_threads(const struct td_collector *collector);
 
 /*
+ * Whether this kernel loads BPF_PROG_TYPE_TRACING programs on
+ * sched_switch (the tp_btf flavour); else the raw_tp one is used. Decided
+ * by loading a trivial one; needs the privileges collecting does.
+ */
+bool td_collector_tp_btf_supported(void);
+
+/*
  * Of the on-CPU time of thread tid since the start, what ran in slices
  * whose counters could not be read (their switch-in was never seen): its
  * counts are extrapolated over it, and their running fraction is lower by

@@ -19,6 +19,7 @@
 
 #include "array.h"
 #include "engine.h"
+#include "explain.h"
 #include "query.h"
 
 #define DEFAULT_ALPHA 0.05
@@ -127,7 +128,7 @@ static int nothing_found(struct td_store *store, const struct td_run_filter *run
 		snprintf(err, errlen, "the runs matching %s have no Top-Down metrics%s; runs "
 			 "collected without a hardware PMU have none ('topdown import' adds runs "
 			 "from perf stat counts)", side, scope);
-	return -ENOENT;
+	return TD_QUERY_NOTHING;
 }
 
 /* ---- samples: the rows of one run for one scope key ---- */
@@ -948,7 +949,7 @@ int td_query_threads(struct td_store *store, const struct td_query *q, const cha
 	if (ret == 0 && t->nr_columns == 0) {
 		snprintf(err, errlen, "run %s has no per-thread Top-Down metrics; runs collected "
 			 "without a hardware PMU have none", run->id);
-		ret = -ENOENT;
+		ret = TD_QUERY_NOTHING;
 	}
 	if (ret == 0 && sort_node && (column = find_column(t, sort_node)) < 0)
 		ret = unknown_column(t, sort_node, err, errlen);
@@ -1063,6 +1064,24 @@ static void keep_newest(struct td_trend *t, size_t top_n)
 	t->count -= drop;
 }
 
+/*
+ * A node no model knows is the user's mistake (-ENOENT, with the
+ * explanation's suggestions); a known one without stored rows is an
+ * empty answer.
+ */
+static int check_node(const char *node, char *err, size_t errlen)
+{
+	const struct td_kb *kb = td_kb_load(err, errlen);
+	struct td_explanation *x = NULL;
+	int ret;
+
+	if (!kb)
+		return -EINVAL;
+	ret = td_explain_lookup(kb, node, NULL, &x, err, errlen);
+	td_explanation_free(x);
+	return ret;
+}
+
 int td_query_trend(struct td_store *store, const struct td_query *q, const char *node,
 		   size_t window, double sigma, struct td_trend **out, char *err, size_t errlen)
 {
@@ -1077,6 +1096,10 @@ int td_query_trend(struct td_store *store, const struct td_query *q, const char 
 		return no_memory(err, errlen);
 	t->window = window ? window : 1;
 	t->sigma = sigma;
+	if ((ret = check_node(node, err, errlen))) {
+		td_trend_free(t);
+		return ret;
+	}
 	choose_scope(q, &scope);
 	scope.filter.node = node;
 	snprintf(side, sizeof(side), "the filters with metric '%s'", node);
@@ -1433,7 +1456,7 @@ int td_query_labels(struct td_store *store, const struct td_run_filter *filter, 
 		else
 			snprintf(err, errlen, "no run is stored yet; 'topdown collect' or 'topdown "
 				 "import' adds runs");
-		ret = -ENOENT;
+		ret = TD_QUERY_NOTHING;
 	} else if (!(pairs = label_pairs(runs, nr_runs, &nr_pairs)) ||
 		   !(set = calloc(1, sizeof(*set))) ||
 		   build_label_set(pairs, nr_pairs, key, top_n, set) < 0) {

@@ -9,6 +9,12 @@
  * nothing, and on failure returns a negative errno with one sentence in
  * err.
  *
+ * Nothing to answer. A question whose filters are valid but match no run,
+ * or only runs without Top-Down rows, returns TD_QUERY_NOTHING with a hint
+ * in err (what matched, and what would add runs): every face shows it as
+ * an empty answer, not a failure (the CLI exits 0, an MCP tool returns an
+ * empty result). An unknown run id, metric or label key is an error.
+ *
  * Values are fractions 0..1 (NaN when undefined). Only whole-run tree
  * rows count (levels 1..4; Info metrics are left out).
  *
@@ -24,8 +30,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <errno.h>
+
 #include "stats.h"
 #include "storage.h"
+
+#define TD_QUERY_NOTHING (-ENODATA) /* nothing matches: an empty answer, err the hint */
 
 /* Which runs a question covers and which part of each. */
 struct td_query {

@@ -527,6 +527,7 @@ static void threads_csv(FILE *out, const struct td_thread_breakdown *t)
 static bool thread_lines_table(const struct td_render *r, const struct td_thread_breakdown *t,
 			       const struct td_thread_line *lines, size_t n, bool group)
 {
+	size_t shown = group || r->all_threads || n <= TD_THREAD_TABLE_ROWS ? n : TD_THREAD_TABLE_ROWS;
 	char oncpu[32], value[32];
 	bool low = false;
 
@@ -535,7 +536,7 @@ static bool thread_lines_table(const struct td_render *r, const struct td_thread
 	for (size_t c = 0; c < t->nr_columns; c++)
 		fprintf(r->out, " %16.16s", td_node_name(t->columns[c]));
 	fputc('\n', r->out);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < shown; i++) {
 		if (group)
 			fprintf(r->out, "%-16s %8zu", lines[i].comm, lines[i].nr_threads);
 		else
@@ -548,6 +549,8 @@ static bool thread_lines_table(const struct td_render *r, const struct td_thread
 		}
 		fputc('\n', r->out);
 	}
+	if (shown < n)
+		fprintf(r->out, "... %zu more threads (--all-threads lists them, --json too)\n", n - shown);
 	return low;
 }
 
@@ -563,9 +566,10 @@ void td_render_threads(const struct td_render *r, const struct td_thread_breakdo
 	fprintf(r->out, "Run %s (%s, started %s)\n\n", t->run.id,
 		t->run.process ? t->run.process : "-",
 		td_format_time(t->run.started_ns, started, sizeof(started)));
-	low = thread_lines_table(r, t, t->threads, t->nr_threads, false);
+	/* the name groups first: short_* is one line, however many threads it had */
+	low = thread_lines_table(r, t, t->groups, t->nr_groups, true);
 	fputc('\n', r->out);
-	low |= thread_lines_table(r, t, t->groups, t->nr_groups, true);
+	low |= thread_lines_table(r, t, t->threads, t->nr_threads, false);
 	legend(r, low);
 }
 

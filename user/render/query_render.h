@@ -22,7 +22,10 @@ struct td_render {
 	FILE *out;
 	enum td_format format;
 	bool color; /* ANSI colors in tables */
+	bool all_threads; /* --threads tables: every thread, not only the busiest TD_THREAD_TABLE_ROWS */
 };
+
+#define TD_THREAD_TABLE_ROWS 30
 
 /* Colors only for a terminal, and never when NO_COLOR is set (no-color.org). */
 bool td_render_wants_color(FILE *out);

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * topdown doctor: what works on this host, and what to do about the rest
+ * (user/doctor/doctor.h), one line per check or --json. Exit 0 when
+ * collection can work, 1 when it cannot, 2 on bad usage.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "commands.h"
+#include "doctor.h"
+#include "store_open.h"
+
+static const char usage_text[] =
+	"usage: topdown doctor [--verify] [--json] [--db PATH | --backend postgresql --dsn DSN]\n"
+	"Checks the kernel, BPF, privileges, the PMU and its Top-Down model, and the store.\n"
+	"  --verify   count a built-in loop through topdown's BPF path and through a plain\n"
+	"             per-thread perf_event_open, and compare (instructions and cycles where\n"
+	"             the host has hardware counters, else task-clock)\n"
+	"  --json     the checks as JSON\n";
+
+static void print_text(const struct td_doctor_report *r)
+{
+	static const char *const mark[] = { [TD_CHECK_OK] = "✓", [TD_CHECK_WARN] = "!", [TD_CHECK_FAIL] = "✗" };
+
+	for (size_t i = 0; i < r->count; i++) {
+		const struct td_check *c = &r->checks[i];
+
+		printf("%s %-19s %s", mark[c->status], c->name, c->detail);
+		if (c->fix[0])
+			printf(" -- %s", c->fix);
+		putchar('\n');
+	}
+	printf("%s\n", r->can_collect ? "collection can work on this host" :
+		       "collection cannot work on this host until the checks marked ✗ are fixed");
+}
+
+static void print_json(const struct td_doctor_report *r)
+{
+	json_t *checks = json_array(), *doc;
+
+	for (size_t i = 0; i < r->count; i++) {
+		const struct td_check *c = &r->checks[i];
+
+		json_array_append_new(checks, json_pack("{s:s, s:s, s:s, s:s?}", "name", c->name, "status",
+							td_check_status_name(c->status), "detail", c->detail,
+							"fix", c->fix[0] ? c->fix : NULL));
+	}
+	doc = json_pack("{s:b, s:o}", "can_collect", r->can_collect, "checks", checks);
+	json_dumpf(doc, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(doc);
+}
+
+int td_cmd_doctor(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "verify", no_argument, NULL, 'v' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "db", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct td_store_flags store = { 0 };
+	struct td_doctor_opts opts = { .store = &store };
+	struct td_doctor_report report;
+	bool json = false;
+	int opt;
+
+	td_store_flags_take(&argc, argv, &store);
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "vjD:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'v': opts.verify = true; break;
+		case 'j': json = true; break;
+		case 'D': opts.db = optarg; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default:
+			fprintf(stderr, "topdown doctor: unknown option, or one missing its value: '%s' "
+				"(topdown doctor --help lists the options)\n", argv[optind - 1]);
+			return TD_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "topdown doctor: unexpected argument '%s' (topdown doctor --help lists the options)\n",
+			argv[optind]);
+		return TD_EXIT_USAGE;
+	}
+	td_doctor_run(&opts, &report);
+	if (json)
+		print_json(&report);
+	else
+		print_text(&report);
+	return report.can_collect ? 0 : TD_EXIT_FAILURE;
+}

@@ -211,6 +211,10 @@ struct tool_output {
 	char *text;
 };
 
+/* What tools/call takes as arguments: more is refused as a tool error. */
+#define MAX_ARGS_BYTES 65536
+#define MAX_ARGS_DEPTH 2 /* {"labels": {"k": "v"}} */
+
 struct tool {
 	const char *name, *title, *description;
 	const struct arg_def *args;
@@ -331,13 +335,47 @@ static void list_args(const struct tool *t, char *buf, size_t len)
 		used += snprintf(buf + used, len - used, "%s%s", used ? ", " : "", a->name);
 }
 
-/* Every argument known, of its type, in range; every required one there. */
+/* How deep JSON nests: a scalar is 0, [] or {} 1. */
+static size_t json_depth(const json_t *value, size_t limit)
+{
+	size_t deepest = 0, depth, i;
+	const char *key;
+	json_t *item;
+
+	if (!limit || (!json_is_object(value) && !json_is_array(value)))
+		return 0;
+	if (json_is_object(value)) {
+		json_object_foreach((json_t *)value, key, item)
+			if ((depth = json_depth(item, limit - 1)) > deepest)
+				deepest = depth;
+	} else {
+		json_array_foreach(value, i, item)
+			if ((depth = json_depth(item, limit - 1)) > deepest)
+				deepest = depth;
+	}
+	return deepest + 1;
+}
+
+/*
+ * Every argument known, of its type, in range; every required one there;
+ * the whole within MAX_ARGS_BYTES and MAX_ARGS_DEPTH. A failure is the
+ * model's to fix, so it is a tool result with isError (MCP 2025-11-25,
+ * SEP-1303), with the message naming the argument and what it takes.
+ */
 static int check_args(const struct tool *t, const json_t *args, struct td_mcp_error *e)
 {
 	const struct arg_def *def;
 	const char *name;
 	char names[512];
 	json_t *value;
+	size_t bytes = json_dumpb(args, NULL, 0, JSON_COMPACT);
+
+	if (bytes > MAX_ARGS_BYTES)
+		return td_mcp_fail(e, TD_RPC_INVALID_PARAMS, "%s: the arguments take %zu bytes; the limit is %d",
+				   t->name, bytes, MAX_ARGS_BYTES);
+	if (json_depth(args, MAX_ARGS_DEPTH + 1) > MAX_ARGS_DEPTH)
+		return td_mcp_fail(e, TD_RPC_INVALID_PARAMS, "%s: the arguments nest deeper than %d levels, the "
+				   "limit (labels is an object of strings)", t->name, MAX_ARGS_DEPTH);
 
 	json_object_foreach((json_t *)args, name, value) {
 		if (!(def = arg_def(t, name))) {
@@ -1240,8 +1278,13 @@ int td_mcp_tools_call(struct td_mcp_server *s, const struct td_mcp_request *req,
 		return td_mcp_fail(e, TD_RPC_INVALID_PARAMS, "\"arguments\" must be an object");
 	if (!args)
 		args = empty = json_object();
-	ret = check_args(t, args, e);
-	if (ret == 0 && !t->run)
+	if (check_args(t, args, e)) { /* the model's to fix: it sees tool results, not protocol errors */
+		*result = td_mcp_tool_error(e->message);
+		json_decref(empty);
+		return *result ? 0 : td_mcp_fail(e, TD_RPC_INTERNAL_ERROR, "out of memory");
+	}
+	ret = 0;
+	if (!t->run)
 		ret = td_mcp_collect_start(s, req, args, result);
 	else if (ret == 0)
 		*result = run_tool(s, t, args);

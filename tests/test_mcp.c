@@ -442,44 +442,6 @@ static void test_pagination(void **state)
 	session_free(s);
 }
 
-static void test_tool_call_errors(void **state)
-{
-	struct session *s = *state;
-
-	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"no_such_tool\"}}",
-		     TD_RPC_INVALID_PARAMS, "1");
-	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{}}",
-		     TD_RPC_INVALID_PARAMS, "2");
-	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":7}}",
-		     TD_RPC_INVALID_PARAMS, "3");
-	/* wrong types */
-	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"query_bottlenecks\","
-		     "\"arguments\":{\"limit\":\"10\"}}}", TD_RPC_INVALID_PARAMS, "4");
-	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"query_bottlenecks\","
-		     "\"arguments\":{\"limit\":2.5}}}", TD_RPC_INVALID_PARAMS, "5");
-	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"query_bottlenecks\","
-		     "\"arguments\":{\"labels\":[\"a=b\"]}}}", TD_RPC_INVALID_PARAMS, "6");
-	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"query_bottlenecks\","
-		     "\"arguments\":{\"labels\":{\"a\":1}}}}", TD_RPC_INVALID_PARAMS, "7");
-	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":\"compare_runs\","
-		     "\"arguments\":{\"run_a\":\"x\",\"run_b\":\"y\",\"by_thread_name\":\"yes\"}}}", TD_RPC_INVALID_PARAMS, "8");
-	/* out of range */
-	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"query_bottlenecks\","
-		     "\"arguments\":{\"limit\":0}}}", TD_RPC_INVALID_PARAMS, "9");
-	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\",\"params\":{\"name\":\"get_funnel\","
-		     "\"arguments\":{\"max_level\":5}}}", TD_RPC_INVALID_PARAMS, "10");
-	/* extra and missing arguments */
-	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/call\",\"params\":{\"name\":\"query_bottlenecks\","
-		     "\"arguments\":{\"colour\":\"red\"}}}", TD_RPC_INVALID_PARAMS, "11");
-	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":{\"name\":\"explain_metric\","
-		     "\"arguments\":{}}}", TD_RPC_INVALID_PARAMS, "12");
-	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"tools/call\",\"params\":{\"name\":\"explain_metric\"}}",
-		     TD_RPC_INVALID_PARAMS, "13");
-	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"tools/call\",\"params\":{\"name\":\"explain_metric\","
-		     "\"arguments\":[\"DRAM_Bound\"]}}", TD_RPC_INVALID_PARAMS, "14");
-	json_decref(result_of(s, "{\"jsonrpc\":\"2.0\",\"id\":15,\"method\":\"ping\"}"));
-}
-
 /* The text of an isError result (checked to be one). */
 static char *tool_error(struct session *s, const char *line)
 {
@@ -525,6 +487,60 @@ static void expect_empty_answer(struct session *s, const char *line, const char 
 	assert_int_equal(json_integer_value(json_object_get(content, "total")), 0);
 	assert_true(json_is_false(json_object_get(content, "truncated")));
 	json_decref(result);
+}
+
+/* tools/call with what the model got wrong, each followed by a ping: the server stays up. */
+static void expect_arg_error(struct session *s, const char *tool, const char *arguments, const char *mentions)
+{
+	char line[200000];
+
+	snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":40,\"method\":\"tools/call\",\"params\":{\"name\":"
+		 "\"%s\",\"arguments\":%s}}", tool, arguments);
+	expect_tool_error(s, line, mentions);
+	json_decref(result_of(s, "{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"ping\"}"));
+}
+
+/*
+ * The request's own shape and an unknown tool are protocol errors; what
+ * the arguments get wrong is a tool result with isError, which the model
+ * sees and can fix (MCP 2025-11-25, SEP-1303), naming the argument.
+ */
+static void test_tool_call_errors(void **state)
+{
+	struct session *s = *state;
+	char huge[100000], deep[256];
+
+	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"no_such_tool\"}}",
+		     TD_RPC_INVALID_PARAMS, "1");
+	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{}}",
+		     TD_RPC_INVALID_PARAMS, "2");
+	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":7}}",
+		     TD_RPC_INVALID_PARAMS, "3");
+	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"tools/call\",\"params\":{\"name\":\"explain_metric\","
+		     "\"arguments\":[\"DRAM_Bound\"]}}", TD_RPC_INVALID_PARAMS, "14");
+	/* wrong types */
+	expect_arg_error(s, "query_bottlenecks", "{\"limit\":\"10\"}", "argument 'limit' must be an integer from 1 to 100");
+	expect_arg_error(s, "query_bottlenecks", "{\"limit\":2.5}", "argument 'limit' must be an integer");
+	expect_arg_error(s, "query_bottlenecks", "{\"labels\":[\"a=b\"]}", "argument 'labels' must be");
+	expect_arg_error(s, "query_bottlenecks", "{\"labels\":{\"a\":1}}", "argument 'labels' must be");
+	expect_arg_error(s, "compare_runs", "{\"run_a\":\"x\",\"run_b\":\"y\",\"by_thread_name\":\"yes\"}",
+			 "argument 'by_thread_name' must be true or false");
+	/* out of range */
+	expect_arg_error(s, "query_bottlenecks", "{\"limit\":0}", "from 1 to 100");
+	expect_arg_error(s, "get_funnel", "{\"max_level\":5}", "argument 'max_level' must be an integer from 1 to 4");
+	/* extra and missing arguments */
+	expect_arg_error(s, "query_bottlenecks", "{\"colour\":\"red\"}", "has no argument 'colour'; its arguments are: labels");
+	expect_arg_error(s, "explain_metric", "{}", "explain_metric needs the argument 'name'");
+	expect_arg_error(s, "explain_metric", "{\"metric\":\"zzz\"}", "explain_metric has no argument 'metric'");
+	/* too big, too deep: refused with the limit named */
+	snprintf(huge, sizeof(huge), "{\"process\":\"%0*d\"}", 70000, 0);
+	expect_arg_error(s, "query_bottlenecks", huge, "the limit is 65536");
+	snprintf(deep, sizeof(deep), "{\"labels\":{\"a\":{\"b\":{\"c\":[[[[1]]]]}}}}");
+	expect_arg_error(s, "query_bottlenecks", deep, "nest deeper than 2 levels");
+	/* a message that is not UTF-8 is a parse error, and the server goes on */
+	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":16,\"method\":\"ping\",\"params\":{\"x\":\"\xff\xfe\"}}",
+		     TD_RPC_PARSE_ERROR, "null");
+	json_decref(result_of(s, "{\"jsonrpc\":\"2.0\",\"id\":15,\"method\":\"ping\"}"));
 }
 
 static void test_collect_refused(void **state)
@@ -928,15 +944,11 @@ static void test_list_labels(void **state)
 			    "\"list_labels\",\"arguments\":{\"labels\":{\"test\":\"nope\"}}}}", "no stored run matches");
 	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":"
 			  "\"list_labels\",\"arguments\":{\"last\":\"a while\"}}}", "a while");
-	/* arguments the schema refuses */
-	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"list_labels\","
-		     "\"arguments\":{\"limit\":0}}}", TD_RPC_INVALID_PARAMS, "9");
-	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\",\"params\":{\"name\":\"list_labels\","
-		     "\"arguments\":{\"key\":7}}}", TD_RPC_INVALID_PARAMS, "10");
-	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/call\",\"params\":{\"name\":\"list_labels\","
-		     "\"arguments\":{\"run_id\":\"abcdefgh\"}}}", TD_RPC_INVALID_PARAMS, "11");
-	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":{\"name\":\"list_labels\","
-		     "\"arguments\":{\"labels\":\"test=x\"}}}", TD_RPC_INVALID_PARAMS, "12");
+	/* arguments the schema refuses: tool errors the model sees */
+	expect_arg_error(s, "list_labels", "{\"limit\":0}", "argument 'limit'");
+	expect_arg_error(s, "list_labels", "{\"key\":7}", "argument 'key' must be a string");
+	expect_arg_error(s, "list_labels", "{\"run_id\":\"abcdefgh\"}", "has no argument 'run_id'");
+	expect_arg_error(s, "list_labels", "{\"labels\":\"test=x\"}", "argument 'labels' must be");
 	session_free(s);
 }
 

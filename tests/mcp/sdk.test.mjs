@@ -239,12 +239,20 @@ describe('tools/call', () => {
     assert.match(await callError('get_run_tree', { run_id: 'ffffffff' }), /run/);
   });
 
-  test('unknown tools and bad arguments are protocol errors', async () => {
+  test('an unknown tool is a protocol error', async () => {
     await protocolError(session.client.callTool({ name: 'no_such_tool', arguments: {} }), -32602);
-    await protocolError(session.client.callTool({ name: 'query_bottlenecks', arguments: { limit: 'ten' } }), -32602);
-    await protocolError(session.client.callTool({ name: 'query_bottlenecks', arguments: { colour: 'red' } }), -32602);
-    await protocolError(session.client.callTool({ name: 'explain_metric', arguments: {} }), -32602);
-    await protocolError(session.client.callTool({ name: 'list_labels', arguments: { limit: 0 } }), -32602);
+  });
+
+  // MCP 2025-11-25 (SEP-1303): the model sees tool results, so what its
+  // arguments get wrong comes back as isError with a message it can act on.
+  test('bad arguments are tool errors the model can read', async () => {
+    assert.match(await callError('query_bottlenecks', { limit: 'ten' }), /argument 'limit' must be an integer from 1 to 100/);
+    assert.match(await callError('query_bottlenecks', { colour: 'red' }), /has no argument 'colour'; its arguments are: labels/);
+    assert.match(await callError('explain_metric', {}), /needs the argument 'name'/);
+    assert.match(await callError('explain_metric', { metric: 'zzz' }), /has no argument 'metric'/);
+    assert.match(await callError('list_labels', { limit: 0 }), /argument 'limit'/);
+    assert.match(await callError('query_bottlenecks', { process: 'x'.repeat(70000) }), /the limit is 65536/);
+    assert.equal((await session.client.ping()).constructor, Object); // still serving
   });
 });
 

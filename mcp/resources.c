@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd_explain.h"
+#include "explain_render.h"
 #include "explain.h"
 #include "mcp.h"
 #include "query.h"

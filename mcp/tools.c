@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd_explain.h"
+#include "explain_render.h"
 #include "collect.h"
 #include "explain.h"
 #include "mcp.h"

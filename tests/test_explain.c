@@ -19,7 +19,8 @@
 
 #include <jansson.h>
 
-#include "cmd_explain.h"
+#include "commands.h"
+#include "explain_render.h"
 #include "explain.h"
 #include "kb.h"
 

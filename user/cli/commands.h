@@ -23,5 +23,8 @@ int td_cmd_mcp_serve(int argc, char **argv);
 int td_cmd_install_service(int argc, char **argv);
 int td_cmd_uninstall_service(int argc, char **argv);
 int td_cmd_doctor(int argc, char **argv);
+/* topdown explain NAME [--model M] [--json] | --list [--model M] [--json]:
+ * 2 also for an unknown metric or model. */
+int td_cmd_explain(int argc, char **argv);
 
 #endif

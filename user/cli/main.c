@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd_explain.h"
 #include "commands.h"
 
 #include "version.h"

@@ -1,23 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * topdown explain: the meaning of a Top-Down metric and what to do about
- * it, or the whole tree.  The renderers are public so that the MCP tools
- * show exactly what the CLI shows.
+ * The meaning of a Top-Down metric and what to do about it, or the whole
+ * tree, as `topdown explain` prints it; the MCP tools and resources show
+ * the same through these.
  */
-#ifndef TOPDOWN_CMD_EXPLAIN_H
-#define TOPDOWN_CMD_EXPLAIN_H
+#ifndef TOPDOWN_EXPLAIN_RENDER_H
+#define TOPDOWN_EXPLAIN_RENDER_H
 
 #include <stdio.h>
 
 #include <jansson.h>
 
 #include "explain.h"
-
-/* topdown explain NAME [--model M] [--json]
- * topdown explain --list [--model M] [--json]
- * argv[0] is "explain"; returns the exit code (0, 1 on internal failure,
- * 2 on bad arguments, unknown metric or unknown model). */
-int td_cmd_explain(int argc, char **argv);
 
 /* One metric as text, wrapped for a terminal. */
 void td_explain_print(FILE *out, const struct td_explanation *e);

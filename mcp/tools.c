@@ -24,8 +24,8 @@
 #include "collect.h"
 #include "explain.h"
 #include "mcp.h"
+#include "parse.h"
 #include "query.h"
-#include "query_cli.h"
 #include "query_render.h"
 #include "format.h"
 
@@ -201,7 +201,7 @@ struct tool_call {
 	const struct tool *tool;
 	const json_t *args;
 	struct td_store *store;
-	struct td_query_cli cli; /* the run filter, as the CLI builds it */
+	struct td_run_selection sel; /* labels, process, last, run_id: what the run filter is made of */
 	char err[1024];
 };
 
@@ -600,29 +600,24 @@ static int labels_from_json(struct tool_call *c, const json_t *object, struct td
 	return td_mcp_labels_from_json(object, labels, c->err, sizeof(c->err));
 }
 
-/* One option of the CLI's run filter, checked the way the CLI checks it. */
-static int cli_option(struct tool_call *c, int opt, const char *name)
-{
-	const char *value = arg_string(c, name);
-
-	if (!value)
-		return 0;
-	return td_query_cli_option(&c->cli, opt, value, c->err, sizeof(c->err)) < 0 ? -EINVAL : 0;
-}
-
-/* labels, process, last and run_id, as a run filter (pointing into c). */
+/*
+ * labels, process, last and run_id, as a run filter (pointing into c):
+ * the selection the CLI's --label, --process, --last and --run-id make,
+ * through the same query function.
+ */
 static int run_filter(struct tool_call *c, struct td_run_filter *filter)
 {
-	int ret = labels_from_json(c, json_object_get(c->args, "labels"), &c->cli.labels);
+	const char *last = arg_string(c, "last");
+	int ret = labels_from_json(c, json_object_get(c->args, "labels"), &c->sel.labels);
 
+	c->sel.process = arg_string(c, "process");
+	c->sel.run_id = arg_string(c, "run_id");
+	if (!ret && c->sel.process && !*c->sel.process)
+		ret = fail(c, -EINVAL, "argument 'process' takes a process name, e.g. \"redis-server\"");
+	if (!ret && last && td_parse_duration_ns(last, &c->sel.last_ns, c->err, sizeof(c->err)))
+		ret = -EINVAL;
 	if (!ret)
-		ret = cli_option(c, 'p', "process");
-	if (!ret)
-		ret = cli_option(c, 't', "last");
-	if (!ret)
-		ret = cli_option(c, 'r', "run_id");
-	if (!ret)
-		ret = td_query_cli_filter(&c->cli, c->store, filter, c->err, sizeof(c->err));
+		ret = td_run_selection_filter(&c->sel, c->store, filter, c->err, sizeof(c->err));
 	return ret;
 }
 
@@ -1238,11 +1233,10 @@ static json_t *run_tool(struct td_mcp_server *s, const struct tool *t, const jso
 {
 	struct tool_call c = { .s = s, .tool = t, .args = args };
 	struct tool_output out = { 0 };
-	char *argv[] = { (char *)t->name, NULL };
-	int argc = 1, ret = 0;
+	int ret = 0;
 	json_t *result;
 
-	td_query_cli_init(&c.cli, &argc, argv);
+	td_run_selection_init(&c.sel);
 	if (t->needs_store && !(c.store = td_mcp_store(s, c.err, sizeof(c.err))))
 		ret = -EIO;
 	if (!ret)
@@ -1256,7 +1250,7 @@ static json_t *run_tool(struct td_mcp_server *s, const struct tool *t, const jso
 		result = success(&out);
 	}
 	output_release(&out);
-	td_query_cli_release(&c.cli);
+	td_run_selection_release(&c.sel);
 	return result;
 }
 

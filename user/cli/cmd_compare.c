@@ -66,7 +66,7 @@ static const char *sides_problem(const struct compare_args *a, int nr_args)
 {
 	bool by_labels = a->labels_a.count || a->labels_b.count;
 
-	if (a->cli.run_id)
+	if (a->cli.sel.run_id)
 		return "compare takes its two run ids as arguments, not --run-id";
 	if (by_labels && nr_args)
 		return "name the sides either by two run ids or by --label-a and --label-b, not both";
@@ -142,7 +142,7 @@ static int compare(struct td_store *store, void *compare_args, char *err, size_t
 	char id_a[TD_RUN_ID_LEN], id_b[TD_RUN_ID_LEN];
 	struct td_comparison *result = NULL;
 	struct td_run_filter shared;
-	int ret = td_query_cli_filter(&a->cli, store, &shared, err, errlen);
+	int ret = td_run_selection_filter(&a->cli.sel, store, &shared, err, errlen);
 
 	if (ret == 0)
 		ret = side_filter(store, &shared, a->run_a, id_a, &a->labels_a, &args.a, err, errlen);

@@ -152,7 +152,7 @@ static int export_runs(struct td_store *store, void *args, char *err, size_t err
 	struct td_run_summary *runs = NULL;
 	struct td_run_filter filter;
 	size_t count = 0;
-	int ret = td_query_cli_filter(&a->cli, store, &filter, err, errlen);
+	int ret = td_run_selection_filter(&a->cli.sel, store, &filter, err, errlen);
 
 	if (ret == 0)
 		ret = td_store_list_runs(store, &filter, &runs, &count, err, errlen);

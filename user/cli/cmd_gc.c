@@ -66,7 +66,7 @@ static int parse_args(int argc, char **argv, struct gc_args *a)
 		return usage_error(err);
 	if (!a->older_than_ns)
 		return usage_error("say which runs to delete with --older-than, e.g. --older-than 30d");
-	if (a->cli.last_ns || a->cli.run_id || a->cli.format != TD_FORMAT_TABLE)
+	if (a->cli.sel.last_ns || a->cli.sel.run_id || a->cli.format != TD_FORMAT_TABLE)
 		return usage_error("gc takes --older-than, --label and --process to choose runs; "
 				   "--last, --run-id, --json and --csv do not apply");
 	return 0;
@@ -80,7 +80,7 @@ static int collect_garbage(struct td_store *store, void *args, char *err, size_t
 	struct timespec now;
 	char when[32];
 	size_t count = 0;
-	int ret = td_query_cli_filter(&a->cli, store, &filter, err, errlen);
+	int ret = td_run_selection_filter(&a->cli.sel, store, &filter, err, errlen);
 
 	if (ret < 0)
 		return ret;

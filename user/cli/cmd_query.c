@@ -202,7 +202,7 @@ static int query(struct td_store *store, void *args, char *err, size_t errlen)
 	struct td_query q = { .thread = a->thread, .max_level = (int)a->level, .top_n = (size_t)a->top_n };
 	struct td_render r = { .out = stdout, .format = a->cli.format, .color = td_render_wants_color(stdout),
 			       .all_threads = a->all_threads };
-	int ret = td_query_cli_filter(&a->cli, store, &q.runs, err, errlen);
+	int ret = td_run_selection_filter(&a->cli.sel, store, &q.runs, err, errlen);
 
 	return ret ? ret : run_mode(store, a, &q, &r, err, errlen);
 }

@@ -3,7 +3,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "commands.h"
 #include "parse.h"
@@ -12,13 +11,13 @@
 void td_query_cli_init(struct td_query_cli *c, int *argc, char **argv)
 {
 	memset(c, 0, sizeof(*c));
-	td_labels_init(&c->labels);
+	td_run_selection_init(&c->sel);
 	td_store_flags_take(argc, argv, &c->store_flags);
 }
 
 void td_query_cli_release(struct td_query_cli *c)
 {
-	td_labels_free(&c->labels);
+	td_run_selection_release(&c->sel);
 }
 
 int td_query_cli_option(struct td_query_cli *c, int opt, const char *arg, char *err,
@@ -27,16 +26,16 @@ int td_query_cli_option(struct td_query_cli *c, int opt, const char *arg, char *
 	int ret = 0;
 
 	switch (opt) {
-	case 'L': ret = td_labels_parse_arg(&c->labels, arg, err, errlen); break;
+	case 'L': ret = td_labels_parse_arg(&c->sel.labels, arg, err, errlen); break;
 	case 'p':
 		if (!*arg) {
 			snprintf(err, errlen, "--process takes a process name");
 			ret = -EINVAL;
 		}
-		c->process = arg;
+		c->sel.process = arg;
 		break;
-	case 't': ret = td_parse_duration_ns(arg, &c->last_ns, err, errlen); break;
-	case 'r': c->run_id = arg; break;
+	case 't': ret = td_parse_duration_ns(arg, &c->sel.last_ns, err, errlen); break;
+	case 'r': c->sel.run_id = arg; break;
 	case 'D': c->db = arg; break;
 	case 'j': c->format = TD_FORMAT_JSON; break;
 	case 'c': c->format = TD_FORMAT_CSV; break;
@@ -48,26 +47,6 @@ int td_query_cli_option(struct td_query_cli *c, int opt, const char *arg, char *
 struct td_store *td_query_cli_open(struct td_query_cli *c, char *err, size_t errlen)
 {
 	return td_store_open_flags(&c->store_flags, c->db, NULL, 0, err, errlen);
-}
-
-int td_query_cli_filter(struct td_query_cli *c, struct td_store *store,
-			struct td_run_filter *filter, char *err, size_t errlen)
-{
-	struct timespec now;
-	int ret;
-
-	*filter = (struct td_run_filter){ .labels = &c->labels, .process = c->process };
-	if (c->last_ns) {
-		clock_gettime(CLOCK_REALTIME, &now);
-		filter->since_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec -
-				   (int64_t)c->last_ns;
-	}
-	if (!c->run_id)
-		return 0;
-	ret = td_store_resolve_run_id(store, c->run_id, c->resolved_id, err, errlen);
-	if (ret == 0)
-		filter->run_id = c->resolved_id;
-	return ret;
 }
 
 int td_query_cli_parse(struct td_query_cli *c, int argc, char **argv, const struct option *options,

@@ -21,11 +21,7 @@
 struct td_query_cli {
 	struct td_store_flags store_flags;
 	const char *db;
-	struct td_labels labels;
-	const char *process;
-	uint64_t last_ns;
-	const char *run_id;      /* as typed: a whole id or a prefix */
-	char resolved_id[TD_RUN_ID_LEN];
+	struct td_run_selection sel; /* --label, --process, --last, --run-id */
 	enum td_format format;
 };
 
@@ -66,11 +62,6 @@ int td_query_cli_option(struct td_query_cli *c, int opt, const char *arg, char *
 			size_t errlen);
 
 struct td_store *td_query_cli_open(struct td_query_cli *c, char *err, size_t errlen);
-
-/* The run filter the options describe, the run id resolved against store
- * (it points into c, which must outlive it). */
-int td_query_cli_filter(struct td_query_cli *c, struct td_store *store,
-			struct td_run_filter *filter, char *err, size_t errlen);
 
 /* The exit code of a failure: usage (2) for bad input, else 1; an empty
  * answer (TD_QUERY_NOTHING) is no failure: its hint on stderr, exit 0. */

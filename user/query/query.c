@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "array.h"
 #include "engine.h"
@@ -129,6 +130,38 @@ static int nothing_found(struct td_store *store, const struct td_run_filter *run
 			 "collected without a hardware PMU have none ('topdown import' adds runs "
 			 "from perf stat counts)", side, scope);
 	return TD_QUERY_NOTHING;
+}
+
+/* ---- selecting runs ---- */
+
+void td_run_selection_init(struct td_run_selection *sel)
+{
+	memset(sel, 0, sizeof(*sel));
+	td_labels_init(&sel->labels);
+}
+
+void td_run_selection_release(struct td_run_selection *sel)
+{
+	td_labels_free(&sel->labels);
+}
+
+int td_run_selection_filter(struct td_run_selection *sel, struct td_store *store,
+			    struct td_run_filter *filter, char *err, size_t errlen)
+{
+	struct timespec now;
+	int ret;
+
+	*filter = (struct td_run_filter){ .labels = &sel->labels, .process = sel->process };
+	if (sel->last_ns) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		filter->since_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - (int64_t)sel->last_ns;
+	}
+	if (!sel->run_id)
+		return 0;
+	ret = td_store_resolve_run_id(store, sel->run_id, sel->resolved_id, err, errlen);
+	if (ret == 0)
+		filter->run_id = sel->resolved_id;
+	return ret;
 }
 
 /* ---- samples: the rows of one run for one scope key ---- */

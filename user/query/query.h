@@ -37,6 +37,30 @@
 
 #define TD_QUERY_NOTHING (-ENODATA) /* nothing matches: an empty answer, err the hint */
 
+/*
+ * What a user selects runs by, as typed on the command line or given as
+ * MCP arguments: both faces fill one and make the store's filter of it
+ * with td_run_selection_filter.
+ */
+struct td_run_selection {
+	struct td_labels labels;
+	const char *process;
+	uint64_t last_ns;        /* only runs that started this long ago or later; 0: any */
+	const char *run_id;      /* a whole id or a unique prefix of at least 8 characters */
+	char resolved_id[TD_RUN_ID_LEN];
+};
+
+void td_run_selection_init(struct td_run_selection *sel);
+void td_run_selection_release(struct td_run_selection *sel);
+
+/*
+ * The run filter sel describes, its run id resolved against store (the
+ * filter points into sel, which must outlive it). 0, or -errno with err
+ * (an unknown or ambiguous id).
+ */
+int td_run_selection_filter(struct td_run_selection *sel, struct td_store *store,
+			    struct td_run_filter *filter, char *err, size_t errlen);
+
 /* Which runs a question covers and which part of each. */
 struct td_query {
 	struct td_run_filter runs; /* run_id must be a whole id: td_store_resolve_run_id() */

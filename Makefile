@@ -67,7 +67,7 @@ ROOM_SEES_import := core storage kb import
 ROOM_SEES_render := core storage kb query render
 ROOM_SEES_agent := core storage kb collect query render agent
 ROOM_SEES_doctor := core storage kb collect doctor
-ROOM_SEES_mcp := core storage kb collect query render import agent mcp cli
+ROOM_SEES_mcp := core storage kb collect query render import agent mcp
 ROOM_SEES_cli := $(ROOMS)
 # The BPF side's shared header and the generated skeletons come with the
 # collector: whoever sees collect sees them, nobody below it does.

@@ -25,7 +25,7 @@ declare -A may_use=(
 	[render]="core storage kb query"
 	[agent]="core storage kb collect query render"
 	[doctor]="core storage kb collect"
-	[mcp]="core storage kb collect query render import agent cli"
+	[mcp]="core storage kb collect query render import agent"
 	[cli]="*"
 )
 

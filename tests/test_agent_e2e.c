@@ -568,11 +568,18 @@ static void test_duty_cycle_counts_part_of_each_window(void **state)
 	assert_int_equal(count, 3);
 	for (size_t i = 0; i < count; i++) {
 		double duty = label_real(&runs[i], "agent.duty"), oncpu = spinner_row(runs[i].id, &nr_events).oncpu_ns;
+		double wall_ns = runs[i].ended_ns - runs[i].started_ns, counted_ns = duty * wall_ns;
 
-		print_message("  window of %.2f s: duty %.3f, spinner on-CPU %.3f s\n",
-			      (runs[i].ended_ns - runs[i].started_ns) / 1e9, duty, oncpu / 1e9);
-		assert_true(duty >= 0.28 && duty <= 0.45);
-		assert_true(oncpu > 0 && oncpu <= 0.45e9); /* never the whole second */
+		print_message("  window of %.3f s: duty %.3f (%.3f s counted), spinner on-CPU %.3f s\n", wall_ns / 1e9,
+			      duty, counted_ns / 1e9, oncpu / 1e9);
+		/* Bounds from this window's own figures, however late a loaded host ran the agent:
+		 * it counts --duration at least (the label rounds to 0.001 of the window), never
+		 * the whole window, and the spinner is charged for the counted part only, give or
+		 * take the scheduler's runtime lag at each end (a tick: 4 ms at HZ=250, the lowest
+		 * HZ of Debian's kernels). */
+		assert_true(counted_ns >= 300e6 - 0.0005 * wall_ns);
+		assert_true(duty < 1); /* it paused */
+		assert_true(oncpu > 0 && oncpu <= counted_ns + 2 * 4e6);
 		assert_null(td_labels_get(&runs[i].labels, "agent.duty_limit"));
 	}
 	td_run_summaries_free(runs, count);

@@ -7,6 +7,8 @@
 #   make test       deps + build + the whole suite (unit, ASan/UBSan, fuzz smoke, e2e,
 #                   packaging checks, arm64 unit tests under qemu)
 #   make test-arm64 deps + the arm64 cross build + its unit tests under qemu (cross/arm64.mk)
+#   make test-vm    deps + the kernel lab: the BPF end-to-end checks on Debian's 5.10,
+#                   6.1 and 6.12 x86-64 kernels under qemu (tests/vm/lab.sh)
 #   make test-repeat N=20 [LOAD=1]
 #                   the timing-sensitive end-to-end tests N times, plain and ASan,
 #                   with each test's failure count (tests/repeat.sh)
@@ -95,14 +97,15 @@ WORKLOAD := $(OUT)/td-workload
 DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 	libpfm4-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev \
 	pkg-config make gcc libclang-rt-14-dev valgrind linux-perf \
-	postgresql sqlite3 procps systemd rpm groff-base curl prometheus
+	postgresql sqlite3 procps systemd rpm groff-base curl prometheus \
+	qemu-system-x86 cpio
 # Foreign architectures apt must know, and the cross builds make test
 # runs: cross/arm64.mk adds them. The cross builds fetch their libraries
 # into a sysroot (cross/sysroot.sh); nothing of those is installed.
 DEB_ARCHS :=
 CROSS_BUILDS :=
 
-.PHONY: all deps demo test test-repeat unit-tests fuzz bench-tools bench-kb install deb clean
+.PHONY: all deps demo test test-repeat test-vm unit-tests fuzz bench-tools bench-kb install deb clean
 .SECONDARY:
 all: $(OUT)/topdown $(WORKLOAD)
 
@@ -207,6 +210,10 @@ test: deps
 	@$(MAKE) --no-print-directory all unit-tests fuzz $(CROSS_BUILDS)
 	@$(MAKE) --no-print-directory OUT=$(OUT)/asan SANITIZE=1 all unit-tests
 	QEMU_AARCH64=$(QEMU_AARCH64) ./tests/run.sh $(OUT)
+
+test-vm: deps
+	@$(MAKE) --no-print-directory all
+	./tests/run.sh $(OUT) vm
 
 N ?= 20
 test-repeat: deps

@@ -2,14 +2,15 @@
 # Runs the whole suite: every cmocka test binary (plain build, then the
 # ASan+UBSan build), the unit tests again under valgrind, a short run of
 # every fuzz target, the MCP clients, the documentation and packaging
-# checks, and the arm64 build's unit tests under qemu-user. The last line is the summary: "N passed, N failed, N skipped".
+# checks, the arm64 build's unit tests under qemu-user, and the kernel lab
+# (tests/vm/lab.sh: Debian's kernels under qemu-system). The last line is the summary: "N passed, N failed, N skipped".
 #
 # usage: tests/run.sh [BUILD_DIR [SECTION...]]   (run from the project root; make test does)
-#   SECTION: unit asan valgrind fuzz mcp packaging arm64; all of them when none is named
+#   SECTION: unit asan valgrind fuzz mcp packaging arm64 vm; all of them when none is named
 set -u
 out=${1:-build}
 shift $(($# > 0))
-sections=" ${*:-unit asan valgrind fuzz mcp packaging arm64} "
+sections=" ${*:-unit asan valgrind fuzz mcp packaging arm64 vm} "
 passed=0 failed=0 skipped=0
 failures=()
 
@@ -153,6 +154,28 @@ if want arm64; then
 		# make test cross-builds them on any host but an arm64 one, whose own build is arm64
 		echo "[  SKIPPED ] arm64: no test binaries in $out/arm64/tests (make arm64 builds them)"
 		skipped=$((skipped + 1))
+	fi
+fi
+
+if want vm; then
+	# Debian's own kernels under qemu (TCG): tests/vm/lab.sh downloads them once into $out/vm.
+	echo "== the kernel lab: BPF end-to-end on Debian 5.10, 6.1 and 6.12 under qemu"
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "[  SKIPPED ] kernel lab: needs root (apt-get download, and the guests load BPF as root)"
+		skipped=$((skipped + 1))
+	else
+		vm_log=$(mktemp)
+		if tests/vm/lab.sh "$out" >"$vm_log" 2>&1; then
+			grep '^|' "$vm_log"
+			echo "[       OK ] kernel lab: $(tail -1 "$vm_log")"
+			passed=$((passed + 1))
+		else
+			cat "$vm_log"
+			echo "[  FAILED  ] kernel lab"
+			failed=$((failed + 1))
+			failures+=("kernel lab")
+		fi
+		rm -f "$vm_log"
 	fi
 fi
 

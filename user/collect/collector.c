@@ -295,10 +295,16 @@ bool td_collector_tp_btf_supported(void)
 	return true;
 }
 
+/*
+ * TOPDOWN_FORCE_RAW_TP=1 loads the raw_tp flavour where tp_btf would load:
+ * how the kernel lab and a user whose kernel misbehaves with tp_btf run
+ * the fallback path.
+ */
 static void choose_attach_kind(struct td_collector *c, bool force_raw_tp)
 {
 	struct topdown_bpf *s = c->skel;
-	bool btf = !force_raw_tp && td_collector_tp_btf_supported();
+	const char *forced = getenv("TOPDOWN_FORCE_RAW_TP");
+	bool btf = !force_raw_tp && !(forced && !strcmp(forced, "1")) && td_collector_tp_btf_supported();
 	struct bpf_program *btf_progs[] = { s->progs.switch_btf, s->progs.wakeup_btf,
 		s->progs.wakeup_new_btf, s->progs.exec_btf, s->progs.fork_btf };
 	struct bpf_program *raw_progs[] = { s->progs.switch_raw, s->progs.wakeup_raw,

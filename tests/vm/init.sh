@@ -1,0 +1,92 @@
+#!/bin/sh
+# /init of the kernel lab's guests (tests/vm/lab.sh): the core BPF
+# end-to-end checks on this kernel, each one line
+#   TD-RESULT NAME ok|fail DETAIL
+# then "TD-RESULT done" and power off.
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+export PATH=/bin:/lab HOME=/root
+
+result() { echo "TD-RESULT $*"; }
+result kernel ok "$(uname -r)"
+
+# In the JSON topdown prints, one "key": value pair per line.
+json_number() { sed -n "s/^  \"$1\": \([0-9.]*\),*$/\1/p" "$2" | head -1; }
+json_text() { sed -n "s/^  \"$1\": \"\([^\"]*\)\",*$/\1/p" "$2" | head -1; }
+
+# --process with short-lived threads, in the flavour given (tp_btf, raw_tp).
+check_process() {
+	flavour=$1
+	# short threads two at a time for longer than any window: some start and end in it, however
+	# long the program load takes under emulation
+	td-workload --duration-ms 60000 --io-threads 2 --short-threads 100000 --short-work-us 1000 >/dev/null 2>&1 &
+	workload=$!
+	sleep 0.5
+	if [ "$flavour" = raw_tp ]; then force=1; else force=0; fi
+	TOPDOWN_FORCE_RAW_TP=$force topdown collect --process td-workload --duration 2s --json \
+		--db /tmp/lab.db >/tmp/collect.json 2>/tmp/collect.err
+	rc=$?
+	kill $workload 2>/dev/null
+	wait $workload 2>/dev/null
+	attach=$(json_text attach /tmp/collect.json)
+	dropped=$(json_number dropped /tmp/collect.json)
+	threads=$(grep -c '"tid":' /tmp/collect.json)
+	exited=$(grep -c '"exited": true' /tmp/collect.json)
+	if [ $rc -ne 0 ]; then
+		result "process_$flavour" fail "exit $rc: $(head -c 200 /tmp/collect.err | tr '\n' ' ')"
+	elif [ "$attach" != "$flavour" ]; then
+		result "process_$flavour" fail "loaded $attach programs, not $flavour"
+	elif [ "$dropped" != 0 ] || [ "$exited" -lt 10 ] || [ "$threads" -lt 10 ]; then
+		result "process_$flavour" fail "$threads threads, $exited exited, $dropped dropped:" \
+			"$(grep '"comm":' /tmp/collect.json | tr -d ' \n' | head -c 300)"
+	else
+		result "process_$flavour" ok "$threads threads, $exited exited, 0 dropped"
+	fi
+}
+
+check_system_wide() {
+	topdown collect --system-wide --duration 1s --json --db /tmp/lab.db >/tmp/sw.json 2>/tmp/sw.err
+	rc=$?
+	threads=$(grep -c '"tid":' /tmp/sw.json)
+	if [ $rc -eq 0 ] && [ "$threads" -ge 2 ]; then
+		result system_wide ok "$threads threads"
+	else
+		result system_wide fail "exit $rc, $threads threads: $(head -c 200 /tmp/sw.err | tr '\n' ' ')"
+	fi
+}
+
+# Windows of 1 s, then SIGTERM: the last window is stored as partial.
+check_agent() {
+	td-workload --duration-ms 8000 --io-threads 1 >/dev/null 2>&1 &
+	workload=$!
+	sleep 0.3
+	topdown agent --process td-workload --every 1s --db /tmp/agent.db --spool /tmp/spool.db 2>/tmp/agent.err &
+	agent=$!
+	sleep 3.5
+	kill -TERM $agent
+	wait $agent
+	rc=$?
+	kill $workload 2>/dev/null
+	wait $workload 2>/dev/null
+	topdown list --db /tmp/agent.db --json >/tmp/runs.json 2>>/tmp/agent.err
+	runs=$(grep -c '"run_id"' /tmp/runs.json)
+	partial=$(grep -c '"partial": true' /tmp/runs.json)
+	if [ $rc -eq 0 ] && [ "$runs" -ge 2 ] && [ "$partial" -eq 1 ]; then
+		result agent_sigterm ok "$runs windows stored, the last partial"
+	else
+		result agent_sigterm fail "exit $rc, $runs runs, $partial partial: $(head -c 200 /tmp/agent.err | tr '\n' ' ')"
+	fi
+}
+
+if [ -r /sys/kernel/btf/vmlinux ]; then
+	check_process tp_btf
+	check_process raw_tp
+	check_system_wide
+	check_agent
+else
+	result btf fail "this kernel has no /sys/kernel/btf/vmlinux"
+fi
+result done
+poweroff -f

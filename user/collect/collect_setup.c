@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "collect_setup.h"
@@ -36,8 +37,28 @@ static bool has_capability(int cap)
 	return data[cap / 32].effective & (1u << (cap % 32));
 }
 
+int td_kernel_check(const char *release, char *err, size_t errlen)
+{
+	unsigned major = 0, minor = 0;
+
+	if (sscanf(release, "%u.%u", &major, &minor) != 2) {
+		snprintf(err, errlen, "cannot read the kernel version from '%.64s'", release);
+		return -EINVAL;
+	}
+	if (major > TD_MIN_KERNEL_MAJOR || (major == TD_MIN_KERNEL_MAJOR && minor >= TD_MIN_KERNEL_MINOR))
+		return 0;
+	snprintf(err, errlen, "kernel %.64s is older than %d.%d: it cannot run a BPF program on a chosen CPU "
+		 "(BPF_F_TEST_RUN_ON_CPU, 5.10)%s, which topdown needs to count threads that never switch; "
+		 "use a kernel of %d.%d or later", release, TD_MIN_KERNEL_MAJOR, TD_MIN_KERNEL_MINOR,
+		 major < 5 || (major == 5 && minor < 8) ? " nor has BPF ring buffers (5.8)" : "",
+		 TD_MIN_KERNEL_MAJOR, TD_MIN_KERNEL_MINOR);
+	return -ENOTSUP;
+}
+
 int td_collect_check_host(char *err, size_t errlen)
 {
+	struct utsname host;
+
 	if (geteuid() != 0 && !(has_capability(CAP_BPF) && has_capability(CAP_PERFMON))) {
 		snprintf(err, errlen, "collecting needs root, or CAP_BPF and CAP_PERFMON: run it with sudo, "
 			 "or grant them with `setcap cap_bpf,cap_perfmon+ep $(command -v topdown)`");
@@ -48,7 +69,8 @@ int td_collect_check_host(char *err, size_t errlen)
 			 "programs need a kernel built with CONFIG_DEBUG_INFO_BTF=y", strerror(errno));
 		return -ENOTSUP;
 	}
-	return 0;
+	uname(&host);
+	return td_kernel_check(host.release, err, errlen);
 }
 
 /*

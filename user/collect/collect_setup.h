@@ -29,8 +29,22 @@ struct td_tma_choice {
 /* Frees the setup and the engine; the choice is empty afterwards. */
 void td_tma_choice_release(struct td_tma_choice *tma);
 
-/* BPF tracing needs root or CAP_BPF with CAP_PERFMON; CO-RE needs kernel BTF. */
+/* BPF tracing needs root or CAP_BPF with CAP_PERFMON; CO-RE needs kernel BTF;
+ * the kernel must be TD_MIN_KERNEL or later (td_kernel_check). */
 int td_collect_check_host(char *err, size_t errlen);
+
+/*
+ * The oldest kernel every part of the collector works on: BPF ring buffers
+ * (5.8) and running a program on a chosen CPU, BPF_F_TEST_RUN_ON_CPU for
+ * raw_tp programs (5.10), which the flush of never-switching threads uses.
+ * The kernel lab runs the collector on Debian's 5.10 (docs/LAB.md).
+ */
+#define TD_MIN_KERNEL_MAJOR 5
+#define TD_MIN_KERNEL_MINOR 10
+
+/* release as uname(2) gives it ("5.10.0-32-amd64"): 0, or -ENOTSUP with
+ * one sentence naming the missing feature. */
+int td_kernel_check(const char *release, char *err, size_t errlen);
 
 /*
  * The counters: when events_given, *events as the user listed them;

@@ -73,9 +73,13 @@ static void read_sysctl(const char *path, char *buf, size_t len)
 static void check_kernel(struct td_doctor_report *r)
 {
 	struct utsname u;
+	char err[320];
 
 	uname(&u);
-	add(r, "kernel", TD_CHECK_OK, NULL, "Linux %s on %s", u.release, u.machine);
+	if (td_kernel_check(u.release, err, sizeof(err)))
+		add(r, "kernel", TD_CHECK_FAIL, NULL, "%s", err);
+	else
+		add(r, "kernel", TD_CHECK_OK, NULL, "Linux %s on %s", u.release, u.machine);
 }
 
 static bool check_privileges(struct td_doctor_report *r)

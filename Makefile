@@ -8,7 +8,8 @@
 #                   packaging checks, arm64 unit tests under qemu)
 #   make test-arm64 deps + the arm64 cross build + its unit tests under qemu (cross/arm64.mk)
 #   make test-vm    deps + the kernel lab: the BPF end-to-end checks on Debian's 5.10,
-#                   6.1 and 6.12 x86-64 kernels under qemu (tests/vm/lab.sh)
+#                   6.1 and 6.12 x86-64 kernels and the arm64 6.1 one on an emulated
+#                   Neoverse N1, under qemu (tests/vm/lab.sh); test-vm-full adds arm64 6.12
 #   make test-repeat N=20 [LOAD=1]
 #                   the timing-sensitive end-to-end tests N times, plain and ASan,
 #                   with each test's failure count (tests/repeat.sh)
@@ -105,7 +106,7 @@ DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 DEB_ARCHS :=
 CROSS_BUILDS :=
 
-.PHONY: all deps demo test test-repeat test-vm unit-tests fuzz bench-tools bench-kb install deb clean
+.PHONY: all deps demo test test-repeat test-vm test-vm-full unit-tests fuzz bench-tools bench-kb install deb clean
 .SECONDARY:
 all: $(OUT)/topdown $(WORKLOAD)
 
@@ -212,8 +213,13 @@ test: deps
 	QEMU_AARCH64=$(QEMU_AARCH64) ./tests/run.sh $(OUT)
 
 test-vm: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(CROSS_BUILDS)
 	./tests/run.sh $(OUT) vm
+
+# Every kernel of the lab: x86-64 5.10, 6.1, 6.12; arm64 6.1 and 6.12 on Neoverse N1.
+test-vm-full: deps
+	@$(MAKE) --no-print-directory all $(CROSS_BUILDS)
+	LAB_ARM64_SUITES="bookworm bookworm-backports" ./tests/run.sh $(OUT) vm
 
 N ?= 20
 test-repeat: deps

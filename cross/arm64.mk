@@ -13,7 +13,7 @@
 
 # On an arm64 host the native build is the arm64 build: nothing to cross.
 ifneq ($(shell uname -m),aarch64)
-DEB_PACKAGES += gcc-aarch64-linux-gnu qemu-user
+DEB_PACKAGES += gcc-aarch64-linux-gnu qemu-user qemu-system-arm
 DEB_ARCHS += arm64
 CROSS_BUILDS += arm64
 endif
@@ -53,7 +53,7 @@ arm64: $(ARM64_OUT)/sysroot.stamp $(ARM64_OUT)/topdown-qemu
 	 PKG_CONFIG_LIBDIR=$(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu/pkgconfig:$(ARM64_SYSROOT)/usr/share/pkgconfig \
 	 $(MAKE) --no-print-directory ARCH=arm64 OUT=$(ARM64_OUT) \
 		CC="$(CROSS_COMPILE)gcc --sysroot=$(ARM64_SYSROOT)" \
-		$(ARM64_OUT)/topdown $(ARM64_TESTS)
+		$(ARM64_OUT)/topdown $(ARM64_OUT)/td-workload $(ARM64_TESTS)
 
 test-arm64: deps
 	@$(MAKE) --no-print-directory arm64

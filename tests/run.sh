@@ -159,23 +159,34 @@ fi
 
 if want vm; then
 	# Debian's own kernels under qemu (TCG): tests/vm/lab.sh downloads them once into $out/vm.
-	echo "== the kernel lab: BPF end-to-end on Debian 5.10, 6.1 and 6.12 under qemu"
+	echo "== the kernel lab: BPF end-to-end on Debian's kernels under qemu"
+	vm_lab() { # label, env..., lab.sh arguments...
+		local label=$1 vm_log
+		shift
+		vm_log=$(mktemp)
+		if env "$@" >"$vm_log" 2>&1; then
+			grep '^| [a-z]' "$vm_log"
+			echo "[       OK ] kernel lab, $label: $(tail -1 "$vm_log")"
+			passed=$((passed + 1))
+		else
+			cat "$vm_log"
+			echo "[  FAILED  ] kernel lab, $label"
+			failed=$((failed + 1))
+			failures+=("kernel lab, $label")
+		fi
+		rm -f "$vm_log"
+	}
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "[  SKIPPED ] kernel lab: needs root (apt-get download, and the guests load BPF as root)"
 		skipped=$((skipped + 1))
 	else
-		vm_log=$(mktemp)
-		if tests/vm/lab.sh "$out" >"$vm_log" 2>&1; then
-			grep '^|' "$vm_log"
-			echo "[       OK ] kernel lab: $(tail -1 "$vm_log")"
-			passed=$((passed + 1))
-		else
-			cat "$vm_log"
-			echo "[  FAILED  ] kernel lab"
-			failed=$((failed + 1))
-			failures+=("kernel lab")
+		vm_lab x86-64 tests/vm/lab.sh "$out"
+		if [ -x "$out/arm64/topdown" ]; then
+			vm_lab "arm64 on Neoverse N1" LAB_ARCH=arm64 tests/vm/lab.sh "$out" ${LAB_ARM64_SUITES:-bookworm}
+		else # make test cross-builds it on any host but an arm64 one
+			echo "[  SKIPPED ] kernel lab, arm64: no $out/arm64/topdown (make arm64 builds it)"
+			skipped=$((skipped + 1))
 		fi
-		rm -f "$vm_log"
 	fi
 fi
 

@@ -13,20 +13,34 @@
 # project). Everything is cached under BUILD_DIR/vm, so a second run needs
 # no network.
 #
+# LAB_ARCH=arm64 boots the arm64 build (make arm64) on Debian's arm64
+# kernels instead, on an emulated Neoverse N1 (-cpu neoverse-n1: its real
+# MIDR and the kernel's armv8_pmuv3 driver), one vCPU with -icount shift=0
+# so that instructions count exactly.
+#
 # usage: tests/vm/lab.sh BUILD_DIR [SUITE...]   (as root; SUITE: bullseye bookworm bookworm-backports)
 set -u
 out=$(realpath "${1:-build}")
 shift $(($# > 0))
 suites=${*:-bullseye bookworm bookworm-backports}
-lab=$out/vm
+arch=${LAB_ARCH:-amd64}
+bin=$out
+[ "$arch" = arm64 ] && bin=$out/arm64
+lab=$out/vm/$arch
 apt_dir=$lab/apt
 here=$(dirname "$(realpath "$0")")
 failures=0
 
 die() { echo "lab: $*"; exit 1; }
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing: make deps installs qemu-system-x86"
+case $arch in
+amd64) qemu=(qemu-system-x86_64 -accel tcg -m 1024 -smp 2) console=ttyS0 ;;
+arm64) qemu=(qemu-system-aarch64 -accel tcg -M virt -cpu "${LAB_CPU:-neoverse-n1}" -m 1024 -smp 1 -icount shift=0)
+       console=ttyAMA0 ;;
+*) die "LAB_ARCH is amd64 or arm64, not '$arch'" ;;
+esac
+command -v "${qemu[0]}" >/dev/null || die "${qemu[0]} is missing: make deps installs qemu-system-x86 (and qemu-system-arm)"
 command -v cpio >/dev/null || die "cpio is missing: make deps installs it"
-[ -x "$out/topdown" ] && [ -x "$out/td-workload" ] || die "no $out/topdown or td-workload: run make first"
+[ -x "$bin/topdown" ] && [ -x "$bin/td-workload" ] || die "no $bin/topdown or td-workload: run make${arch/amd64/} first"
 
 # The host's Debian mirror, from its deb822 or one-line sources.
 mirror() {
@@ -40,7 +54,8 @@ apt_lab() { # apt-get or apt-cache with the lab's own sources and state
 	shift
 	"$tool" -q -o Dir::Etc::sourcelist="$apt_dir/sources.list" -o Dir::Etc::sourceparts=/nonexistent \
 		-o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache" \
-		-o Dir::State::status=/var/lib/dpkg/status -o APT::Get::List-Cleanup=0 "$@"
+		-o Dir::State::status=/var/lib/dpkg/status -o APT::Get::List-Cleanup=0 \
+		-o APT::Architecture="$arch" -o APT::Architectures::="$arch" "$@"
 }
 
 prepare_apt() {
@@ -50,9 +65,9 @@ prepare_apt() {
 	[ -n "$uri" ] || die "cannot find the host's Debian mirror in /etc/apt/sources.list*"
 	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
 	for suite in bullseye bookworm bookworm-backports; do
-		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main"
+		echo "deb [arch=$arch signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main"
 	done >"$apt_dir/sources.list"
-	apt_lab apt-get update >"$apt_dir/update.log" 2>&1 || { cat "$apt_dir/update.log"; die "apt-get update of the lab's suites failed"; }
+	apt_lab apt-get -o APT::Architectures::="$arch" update >"$apt_dir/update.log" 2>&1 || { cat "$apt_dir/update.log"; die "apt-get update of the lab's suites failed"; }
 	date >"$apt_dir/lists/.updated"
 }
 
@@ -61,14 +76,14 @@ prepare_apt() {
 fetch_kernel() {
 	local suite=$1 dir=$lab/kernels/$1 abi pkg
 	if [ -f "$dir/vmlinuz" ]; then echo "$dir/vmlinuz"; return 0; fi
-	abi=$(apt_lab apt-cache show "linux-image-amd64/$suite" 2>/dev/null |
-		sed -n 's/^Depends: .*\(linux-image-[0-9][^ ,]*-amd64\).*/\1/p' | sort -V | tail -1)
+	abi=$(apt_lab apt-cache show "linux-image-$arch/$suite" 2>/dev/null |
+		sed -n "s/^Depends: .*\\(linux-image-[0-9][^ ,]*-$arch\\).*/\\1/p" | sort -V | tail -1)
 	[ -n "$abi" ] || { echo "no linux-image-amd64 in $suite" >&2; return 1; }
 	mkdir -p "$dir/pkg"
 	# The security suite's newest may be missing from the mirror: older versions then.
 	for version in $(apt_lab apt-cache madison "$abi" | awk '{print $3}') \
-		       $(apt_lab apt-cache madison "${abi%-amd64}-amd64-unsigned" | awk '{print $3}'); do
-		for pkg in "$abi" "${abi%-amd64}-amd64-unsigned"; do
+		       $(apt_lab apt-cache madison "${abi%-"$arch"}-$arch-unsigned" | awk '{print $3}'); do
+		for pkg in "$abi" "${abi%-"$arch"}-$arch-unsigned"; do
 			(cd "$dir/pkg" && apt_lab apt-get download "$pkg=$version") >/dev/null 2>&1 && break 2
 		done
 	done
@@ -83,27 +98,55 @@ fetch_busybox() {
 	local dir=$lab/busybox
 	[ -x "$dir/busybox" ] && return 0
 	mkdir -p "$dir/pkg"
-	(cd "$dir/pkg" && apt_lab apt-get download busybox-static) >/dev/null 2>&1 || die "cannot download busybox-static"
+	# downloaded and unpacked, never installed: busybox-static:arm64 would replace the host's busybox
+	(cd "$dir/pkg" && apt_lab apt-get download "busybox-static:$arch") >/dev/null 2>&1 || die "cannot download busybox-static"
 	dpkg-deb -x "$dir"/pkg/*.deb "$dir/root"
 	cp "$dir/root/bin/busybox" "$dir/busybox"
 	rm -rf "$dir/pkg" "$dir/root"
+}
+
+# The shared libraries programs need, with the dynamic loader: ldd's on
+# the host's own architecture; for arm64, NEEDED entries resolved in the
+# cross build's sysroot (paths printed with the sysroot in front).
+sysroot=
+[ "$arch" = arm64 ] && sysroot=$out/arm64/sysroot
+libraries() {
+	if [ -z "$sysroot" ]; then
+		ldd "$@" | grep -o '/[^ :]* ' | sort -u
+		return
+	fi
+	local todo=("$@") seen=" " file lib path
+	echo "$sysroot/lib/ld-linux-aarch64.so.1"
+	while [ ${#todo[@]} -gt 0 ]; do
+		file=${todo[0]}
+		todo=("${todo[@]:1}")
+		for lib in $(readelf -d "$file" 2>/dev/null | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
+			[[ $seen == *" $lib "* ]] && continue
+			seen+="$lib "
+			for dir in lib/aarch64-linux-gnu usr/lib/aarch64-linux-gnu; do
+				path=$sysroot/$dir/$lib
+				[ -e "$path" ] && { echo "$path"; todo+=("$path"); break; }
+			done
+		done
+	done
 }
 
 # One initramfs for every kernel: busybox, topdown and the libraries it
 # links (at their host paths), the workload, and the checks as /init.
 build_initramfs() {
 	local root=$lab/initramfs img=$lab/initramfs.cpio.gz
-	[ "$img" -nt "$out/topdown" ] && [ "$img" -nt "$here/init.sh" ] && return 0
+	[ "$img" -nt "$bin/topdown" ] && [ "$img" -nt "$here/init.sh" ] && [ "$img" -nt "$0" ] && return 0
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,root,lab}
 	cp "$lab/busybox/busybox" "$root/bin/busybox"
-	for applet in $("$root/bin/busybox" --list); do
+	# the applets, asked of busybox itself (through qemu-user when it is arm64)
+	for applet in $(${sysroot:+qemu-aarch64} "$root/bin/busybox" --list); do
 		[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
 	done
-	cp "$out/topdown" "$out/td-workload" "$root/lab/"
-	for lib in $(ldd "$out/topdown" "$out/td-workload" | grep -o '/[^ :]* ' | sort -u); do
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
+	cp "$bin/topdown" "$bin/td-workload" "$root/lab/"
+	for lib in $(libraries "$bin/topdown" "$bin/td-workload"); do
+		mkdir -p "$(dirname "$root${lib#"$sysroot"}")"
+		cp -L "$lib" "$root${lib#"$sysroot"}"
 	done
 	cp "$here/init.sh" "$root/init"
 	chmod +x "$root/init"
@@ -112,36 +155,36 @@ build_initramfs() {
 
 boot() { # SUITE VMLINUZ: the guest's TD-RESULT lines on stdout
 	local suite=$1 kernel=$2 log=$lab/boot-$1.log
-	timeout 600 qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -nographic -no-reboot \
+	timeout 900 "${qemu[@]}" -nographic -no-reboot \
 		-kernel "$kernel" -initrd "$lab/initramfs.cpio.gz" \
-		-append "console=ttyS0 panic=-1 quiet" >"$log" 2>&1
+		-append "console=$console panic=-1 quiet" >"$log" 2>&1
 	tr -d '\r' <"$log" | grep -ao 'TD-RESULT .*'
 }
 
 prepare_apt
 fetch_busybox
 build_initramfs
-echo "| kernel suite | kernel | check | result | detail |"
-echo "| --- | --- | --- | --- | --- |"
+echo "| kernel suite | arch | kernel | check | result | detail |"
+echo "| --- | --- | --- | --- | --- | --- |"
 for suite in $suites; do
 	if ! kernel=$(fetch_kernel "$suite"); then
-		echo "| $suite | - | boot | fail | no kernel image could be fetched |"
+		echo "| $suite | $arch | - | boot | fail | no kernel image could be fetched |"
 		failures=$((failures + 1))
 		continue
 	fi
 	results=$(boot "$suite" "$kernel")
 	if [ -z "$results" ]; then
-		echo "| $suite | - | boot | fail | no result from the guest (see $lab/boot-$suite.log) |"
+		echo "| $suite | $arch | - | boot | fail | no result from the guest (see $lab/boot-$suite.log) |"
 		failures=$((failures + 1))
 		continue
 	fi
 	release=$(sed -n 's/^TD-RESULT kernel ok //p' <<<"$results")
 	while read -r _ name status detail; do
 		[ "$name" = kernel ] || [ "$name" = done ] && continue
-		echo "| $suite | ${release:-?} | $name | $status | $detail |"
+		echo "| $suite | $arch | ${release:-?} | $name | $status | $detail |"
 		[ "$status" = ok ] || failures=$((failures + 1))
 	done <<<"$results"
-	grep -q '^TD-RESULT done' <<<"$results" || { echo "| $suite | ${release:-?} | finish | fail | the checks did not finish (see $lab/boot-$suite.log) |"; failures=$((failures + 1)); }
+	grep -q '^TD-RESULT done' <<<"$results" || { echo "| $suite | $arch | ${release:-?} | finish | fail | the checks did not finish (see $lab/boot-$suite.log) |"; failures=$((failures + 1)); }
 done
 [ "$failures" -eq 0 ] || { echo "lab: $failures checks failed"; exit 1; }
 echo "lab: every check passed on $suites"

@@ -7,7 +7,12 @@
 # for another process (the non-target path), under topdown --system-wide
 # with 4 counters, and under a minimal program that only reads the same 4
 # counters per switch, and under a program that does nothing (the floor of
-# what bpf_stats can report: its own two clock reads per run). With
+# what bpf_stats can report: its own two clock reads per run). The target
+# path has its own anchor: the benchmark counted per task by `perf stat -e
+# EVENTS -- perf bench ...` (the kernel's own per-task counting, inherited
+# by the benchmark's child), against `topdown collect --process perf
+# --events EVENTS` following the benchmark (both of its processes are
+# named perf). With
 # kernel.bpf_stats_enabled the kernel times each BPF program:
 # run_time_ns / run_cnt is the cost per sched_switch.
 #
@@ -29,9 +34,13 @@ sysctl -qw kernel.bpf_stats_enabled=1
 # An idle process for the filter path: topdown follows it, never the benchmark.
 cp "$(command -v sleep)" "$work/td-bench-idle"
 "$work/td-bench-idle" 100000 &
+# And one named perf, so that `collect --process perf` has a process to
+# start with; it follows the benchmark's processes as they exec.
+cp "$(command -v sleep)" "$work/perf"
+"$work/perf" 100000 &
 
-pipe_ops() { # ops/sec of one pinned run
-	taskset -c 0 perf bench sched pipe -l "$loops" 2>/dev/null | awk '/ops\/sec/ {print $1}'
+pipe_ops() { # [PREFIX...]: ops/sec of one pinned run, under PREFIX
+	taskset -c 0 "$@" perf bench sched pipe -l "$loops" 2>/dev/null | awk '/ops\/sec/ {print $1}'
 }
 
 # cost of the named BPF program in ns per run, from bpf_stats
@@ -70,6 +79,8 @@ measure() {
 for round in $(seq "$rounds"); do
 	echo "$(printf 'none %s n/a' "$(pipe_ops)")" >>"$work/samples"
 	measure perf-stat - -- perf stat -a -e "$events" -- sleep 3600
+	echo "$(printf 'perf-stat-task %s n/a' "$(pipe_ops perf stat -e "$events" --)")" >>"$work/samples"
+	measure topdown-target switch_btf -- "$out/topdown" collect --process perf --events "$events" --duration 1h --db "$db"
 	measure topdown-filter switch_btf -- "$out/topdown" collect --process td-bench-idle --duration 1h --db "$db"
 	measure topdown-system-wide switch_btf -- "$out/topdown" collect --system-wide --events "$events" --duration 1h --db "$db"
 	measure minimal-reads minimal_switch -- "$out/td-minimal-reads" "$events"
@@ -83,7 +94,7 @@ base=$(awk '$1 == "none" {print $2}' "$work/samples" | median)
 minimal=$(awk '$1 == "minimal-reads" {print $3}' "$work/samples" | median)
 echo "| configuration | pipe ops/s (median) | vs none | BPF ns per sched_switch (median) | vs minimal reads |"
 echo "| --- | ---: | ---: | ---: | ---: |"
-for name in none perf-stat topdown-filter topdown-system-wide minimal-reads empty-program; do
+for name in none perf-stat perf-stat-task topdown-target topdown-filter topdown-system-wide minimal-reads empty-program; do
 	ops=$(awk -v n="$name" '$1 == n {print $2}' "$work/samples" | median)
 	cost=$(awk -v n="$name" '$1 == n && $3 != "n/a" {print $3}' "$work/samples" | median)
 	ratio=n/a

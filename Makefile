@@ -24,7 +24,7 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
 
-PKGS := libbpf jansson sqlite3 libpq
+PKGS := libbpf jansson sqlite3 libpq libdw
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -49,11 +49,12 @@ endif
 # with the include paths of the rooms it may use, so an upward include
 # fails to compile: ROOM_SEES_<room> lists them, the room itself included.
 # tests/check_layers.sh proves the rule holds for every pair of rooms.
-ROOMS := core storage kb collect query import render agent doctor mcp cli
+ROOMS := core storage kb collect locate query import render agent doctor mcp cli
 ROOM_DIR_core := user/core
 ROOM_DIR_storage := storage
 ROOM_DIR_kb := kb
 ROOM_DIR_collect := user/collect
+ROOM_DIR_locate := user/locate
 ROOM_DIR_query := user/query
 ROOM_DIR_import := user/import
 ROOM_DIR_render := user/render
@@ -65,12 +66,13 @@ ROOM_SEES_core := core
 ROOM_SEES_storage := core storage
 ROOM_SEES_kb := core kb
 ROOM_SEES_collect := core storage kb collect
+ROOM_SEES_locate := core locate
 ROOM_SEES_query := core storage kb query
 ROOM_SEES_import := core storage kb import
 ROOM_SEES_render := core storage kb query render
-ROOM_SEES_agent := core storage kb collect query render agent
+ROOM_SEES_agent := core storage kb collect locate query render agent
 ROOM_SEES_doctor := core storage kb collect doctor
-ROOM_SEES_mcp := core storage kb collect query render import agent mcp
+ROOM_SEES_mcp := core storage kb collect locate query render import agent mcp
 ROOM_SEES_cli := $(ROOMS)
 # The BPF side's shared header and the generated skeletons come with the
 # collector: whoever sees collect sees them, nobody below it does.
@@ -95,7 +97,7 @@ FUZZERS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 WORKLOAD := $(OUT)/td-workload
 
 # curl and prometheus (for its promtool) check the agent's /metrics in tests.
-DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
+DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	libpfm4-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev \
 	pkg-config make gcc libclang-rt-14-dev valgrind linux-perf \
 	postgresql sqlite3 procps systemd rpm groff-base curl prometheus \

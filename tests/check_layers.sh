@@ -20,12 +20,13 @@ declare -A may_use=(
 	[storage]="core"
 	[kb]="core"
 	[collect]="core storage kb"
+	[locate]="core"
 	[query]="core storage kb"
 	[import]="core storage kb"
 	[render]="core storage kb query"
-	[agent]="core storage kb collect query render"
+	[agent]="core storage kb collect locate query render"
 	[doctor]="core storage kb collect"
-	[mcp]="core storage kb collect query render import agent"
+	[mcp]="core storage kb collect locate query render import agent"
 	[cli]="*"
 )
 

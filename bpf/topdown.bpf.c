@@ -21,6 +21,7 @@
 
 #define TASK_RUNNING 0
 #define TASK_DEAD 0x80
+#define EFAULT 14 /* bpf_get_stackid: no stack on that side */
 
 const volatile bool system_wide = false;
 const volatile __u32 nr_slots = 0;
@@ -88,6 +89,19 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 } exits SEC(".maps"); /* max_entries set by userspace */
+
+/* Locate's maps: max_entries set by userspace (1 when not sampling). */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, TD_STACK_DEPTH * sizeof(__u64));
+} stack_traces SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct td_sample_key);
+	__type(value, struct td_sample_value);
+} sample_counts SEC(".maps");
 
 struct td_drop_counts drops = {};
 
@@ -446,6 +460,43 @@ int flush_cpu(void *ctx)
 	slice->start_runtime_ns = task_runtime(task, false);
 	if (stats) /* a new record has nothing to charge yet: counted or not, it adds 0 */
 		charge_time(stats, task, cpu, counted, false);
+	return 0;
+}
+
+/*
+ * Locate: runs at every sample of the sampling event, one event per CPU.
+ * The same targets as the counters (is_target), the same pause; the
+ * sample only bumps a count keyed by thread and stacks.
+ */
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct td_sample_key key = { .tid = (__u32)pid_tgid, .pid = pid_tgid >> 32 };
+	struct td_sample_value *value, fresh = { .count = 1 };
+
+	if (paused || !is_target(key.tid, key.pid))
+		return 0;
+	__sync_fetch_and_add(&drops.samples, 1);
+	key.user_stack = bpf_get_stackid(ctx, &stack_traces, BPF_F_USER_STACK);
+	key.kernel_stack = bpf_get_stackid(ctx, &stack_traces, 0);
+	/* -EFAULT: no stack on that side (a kernel thread's user side); anything else lost one */
+	if ((key.user_stack < 0 && key.user_stack != -EFAULT) ||
+	    (key.kernel_stack < 0 && key.kernel_stack != -EFAULT))
+		__sync_fetch_and_add(&drops.stacks_lost, 1);
+	value = bpf_map_lookup_elem(&sample_counts, &key);
+	if (value) {
+		__sync_fetch_and_add(&value->count, 1);
+		return 0;
+	}
+	bpf_get_current_comm(fresh.comm, sizeof(fresh.comm));
+	if (bpf_map_update_elem(&sample_counts, &key, &fresh, BPF_NOEXIST)) {
+		value = bpf_map_lookup_elem(&sample_counts, &key); /* another CPU added it meanwhile */
+		if (value)
+			__sync_fetch_and_add(&value->count, 1);
+		else
+			__sync_fetch_and_add(&drops.samples_lost, 1);
+	}
 	return 0;
 }
 

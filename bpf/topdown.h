@@ -51,6 +51,30 @@ struct td_drop_counts {
 			      * (nothing lost, but a sign the drain is too slow) */
 	__u64 threads;       /* threads that died without a record (the map was
 			      * full all their life): absent from every run */
+	__u64 samples;       /* locate: samples taken on targets, kept or not */
+	__u64 samples_lost;  /* samples not counted: the sample map was full */
+	__u64 stacks_lost;   /* samples counted without a stack the kernel could
+			      * not keep (stack map full or a bucket taken) */
+};
+
+/*
+ * Locate: samples of the sampling event counted in the kernel per thread
+ * and stack, so nothing wakes userspace per sample. The stacks are ids in
+ * a stack-trace map; an id below 0 means that side has no stack (a kernel
+ * thread's user side) or lost it (drops.stacks_lost).
+ */
+#define TD_STACK_DEPTH 127 /* PERF_MAX_STACK_DEPTH: frames kept per side */
+
+struct td_sample_key {
+	__u32 tid;
+	__u32 pid;
+	__s32 user_stack;
+	__s32 kernel_stack;
+};
+
+struct td_sample_value {
+	__u64 count;
+	char comm[TD_TASK_COMM_LEN];
 };
 
 /*

@@ -61,6 +61,15 @@ int td_labels_from_json(const char *text, struct td_labels *labels);
 int td_event_names_from_json(const char *text, struct td_run *run);
 
 /*
+ * A stack's frame indexes as stored: decimal, comma-separated, outermost
+ * first ("0,4,17"). The text is malloc'd (NULL when out of memory); the
+ * way back gives -EIO for text it did not write or an index at or above
+ * nr_frames, and *frames is malloc'd.
+ */
+char *td_frame_list_to_text(const uint32_t *frames, uint32_t nr);
+int td_frame_list_from_text(const char *text, size_t nr_frames, uint32_t **frames, uint32_t *nr);
+
+/*
  * Rebuilding a run from its rows, in this order: td_run_take_summary()
  * moves the summary's fields into run and sizes the whole-run thread
  * array; td_run_append_interval() adds the intervals in seq order with

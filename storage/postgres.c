@@ -128,6 +128,38 @@ static const char *const migrations[] = {
 	 * runs read (see the same index in storage/sqlite.c). */
 	"CREATE INDEX metrics_by_scope ON metrics (scope, run_pk)"
 	"  WHERE interval_seq = -1 AND scope <> 'thread';",
+	/* 2: locate's profile (storage/sqlite.c, migration 3, says what each column holds). */
+	"CREATE TABLE profiles ("
+	"  run_pk bigint PRIMARY KEY,"
+	"  event text NOT NULL,"
+	"  unit text NOT NULL,"
+	"  period bigint NOT NULL,"
+	"  frequency_hz bigint NOT NULL,"
+	"  samples bigint NOT NULL,"
+	"  lost_samples bigint NOT NULL"
+	");"
+	"CREATE TABLE profile_frames ("
+	"  run_pk bigint NOT NULL,"
+	"  idx integer NOT NULL,"
+	"  function text,"
+	"  module text,"
+	"  module_offset bigint NOT NULL,"
+	"  file text,"
+	"  line integer NOT NULL,"
+	"  kernel boolean NOT NULL,"
+	"  PRIMARY KEY (run_pk, idx)"
+	");"
+	"CREATE TABLE profile_stacks ("
+	"  run_pk bigint NOT NULL,"
+	"  ordinal integer NOT NULL,"
+	"  tid bigint NOT NULL,"
+	"  pid bigint NOT NULL,"
+	"  comm text NOT NULL,"
+	"  count bigint NOT NULL,"
+	"  truncated boolean NOT NULL,"
+	"  frames text NOT NULL,"
+	"  PRIMARY KEY (run_pk, ordinal)"
+	");",
 };
 
 #define NR_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -800,6 +832,65 @@ static void fill_metrics(struct copy *c, const struct td_run *run, long long run
 	}
 }
 
+/* The profile's rows: none when the run did not sample. */
+static void fill_profile(struct copy *c, const struct td_run *run, long long run_pk)
+{
+	const struct td_profile *p = run->profile;
+
+	if (!p)
+		return;
+	copy_int(c, true, run_pk);
+	copy_text(c, false, p->event);
+	copy_text(c, false, p->unit);
+	copy_int(c, false, (long long)p->period);
+	copy_int(c, false, (long long)p->frequency_hz);
+	copy_int(c, false, (long long)p->samples);
+	copy_int(c, false, (long long)p->lost_samples);
+	copy_end_row(c);
+}
+
+static void fill_profile_frames(struct copy *c, const struct td_run *run, long long run_pk)
+{
+	for (size_t i = 0; run->profile && i < run->profile->nr_frames; i++) {
+		const struct td_frame *f = &run->profile->frames[i];
+
+		copy_int(c, true, run_pk);
+		copy_int(c, false, (long long)i);
+		copy_text(c, false, f->function);
+		copy_text(c, false, f->module);
+		copy_int(c, false, (long long)f->offset);
+		copy_text(c, false, f->file);
+		copy_int(c, false, f->line);
+		copy_bool(c, false, f->kernel);
+		copy_end_row(c);
+	}
+}
+
+static void fill_profile_stacks(struct copy *c, const struct td_run *run, long long run_pk)
+{
+	for (size_t i = 0; run->profile && i < run->profile->nr_stacks; i++) {
+		const struct td_profile_stack *st = &run->profile->stacks[i];
+		char *frames = td_frame_list_to_text(st->frames, st->nr_frames);
+		char comm[TD_PROFILE_COMM_LEN];
+
+		if (!frames) {
+			c->failed = true;
+			return;
+		}
+		snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(comm) - 1, st->comm);
+		copy_int(c, true, run_pk);
+		copy_int(c, false, (long long)i);
+		copy_int(c, false, st->tid);
+		copy_int(c, false, st->pid);
+		copy_text(c, false, comm);
+		copy_int(c, false, (long long)st->count);
+		copy_bool(c, false, st->truncated);
+		copy_text(c, false, frames);
+		copy_end_row(c);
+		free(frames);
+	}
+}
+
 static const struct {
 	const char *sql;
 	copy_fill fill;
@@ -813,6 +904,12 @@ static const struct {
 	  " FROM STDIN", fill_counters },
 	{ "COPY metrics (run_pk, ordinal, scope, scope_key, interval_seq, path, parent, level,"
 	  " value, threshold_crossed, confidence) FROM STDIN", fill_metrics },
+	{ "COPY profiles (run_pk, event, unit, period, frequency_hz, samples, lost_samples) FROM STDIN",
+	  fill_profile },
+	{ "COPY profile_frames (run_pk, idx, function, module, module_offset, file, line, kernel)"
+	  " FROM STDIN", fill_profile_frames },
+	{ "COPY profile_stacks (run_pk, ordinal, tid, pid, comm, count, truncated, frames) FROM STDIN",
+	  fill_profile_stacks },
 };
 
 /* The runs row; its pk into *run_pk. */
@@ -1072,13 +1169,76 @@ static int read_metric_rows(struct pg_store *s, struct td_run *run, long long ru
 	return ret;
 }
 
+static int read_profile(struct pg_store *s, struct td_run *run, long long run_pk, char *err, size_t errlen)
+{
+	struct td_profile *p;
+	PGresult *res;
+	int ret = query_run_rows(s, "SELECT event, unit, period, frequency_hz, samples, lost_samples"
+				 " FROM profiles WHERE run_pk = $", "", run_pk, &res, err, errlen);
+
+	if (ret || PQntuples(res) == 0) {
+		PQclear(res);
+		return ret;
+	}
+	p = run->profile = td_profile_new();
+	if (!p || dup_text(res, 0, 0, &p->event) || dup_text(res, 0, 1, &p->unit))
+		ret = -ENOMEM;
+	if (ret == 0) {
+		p->period = (uint64_t)get_int(res, 0, 2);
+		p->frequency_hz = (uint64_t)get_int(res, 0, 3);
+		p->samples = (uint64_t)get_int(res, 0, 4);
+		p->lost_samples = (uint64_t)get_int(res, 0, 5);
+		ret = p->event && p->unit ? 0 : -EIO;
+	}
+	PQclear(res);
+	if (ret == 0)
+		ret = query_run_rows(s, "SELECT function, module, module_offset, file, line, kernel"
+				     " FROM profile_frames WHERE run_pk = $", " ORDER BY idx", run_pk, &res,
+				     err, errlen);
+	for (int i = 0; ret == 0 && i < PQntuples(res); i++) {
+		struct td_frame f = {
+			.function = is_null(res, i, 0) ? NULL : (char *)get_text(res, i, 0),
+			.module = is_null(res, i, 1) ? NULL : (char *)get_text(res, i, 1),
+			.offset = (uint64_t)get_int(res, i, 2),
+			.file = is_null(res, i, 3) ? NULL : (char *)get_text(res, i, 3),
+			.line = (uint32_t)get_int(res, i, 4),
+			.kernel = get_bool(res, i, 5),
+		};
+		int64_t index = td_profile_intern_frame(p, &f);
+
+		ret = index < 0 ? (int)index : (size_t)index + 1 == p->nr_frames ? 0 : -EIO;
+	}
+	if (ret == 0) {
+		PQclear(res);
+		ret = query_run_rows(s, "SELECT tid, pid, comm, count, truncated, frames"
+				     " FROM profile_stacks WHERE run_pk = $", " ORDER BY ordinal", run_pk, &res,
+				     err, errlen);
+	}
+	for (int i = 0; ret == 0 && i < PQntuples(res); i++) {
+		struct td_profile_stack stack = {
+			.tid = (uint32_t)get_int(res, i, 0),
+			.pid = (uint32_t)get_int(res, i, 1),
+			.count = (uint64_t)get_int(res, i, 3),
+			.truncated = get_bool(res, i, 4),
+		};
+
+		snprintf(stack.comm, sizeof(stack.comm), "%s", get_text(res, i, 2));
+		ret = td_frame_list_from_text(get_text(res, i, 5), p->nr_frames, &stack.frames, &stack.nr_frames);
+		if (ret == 0)
+			ret = td_profile_add_stack(p, &stack);
+		free(stack.frames);
+	}
+	PQclear(res);
+	return ret;
+}
+
 /* The parts after the header, each a query; a failure of the data itself
  * (not of a query) is reported here. */
 static int read_run_parts(struct pg_store *s, struct td_run *run, long long run_pk,
 			  char *err, size_t errlen)
 {
 	int (*const parts[])(struct pg_store *, struct td_run *, long long, char *, size_t) = {
-		read_intervals, read_threads, read_metric_rows,
+		read_intervals, read_threads, read_metric_rows, read_profile,
 	};
 	int ret = 0;
 
@@ -1385,7 +1545,10 @@ static int pg_delete_batch(struct td_store *store, const struct td_run_filter *f
 			   " m AS (DELETE FROM metrics WHERE run_pk IN (SELECT pk FROM doomed)),"
 			   " c AS (DELETE FROM counters WHERE run_pk IN (SELECT pk FROM doomed)),"
 			   " t AS (DELETE FROM threads WHERE run_pk IN (SELECT pk FROM doomed)),"
-			   " i AS (DELETE FROM intervals WHERE run_pk IN (SELECT pk FROM doomed))"
+			   " i AS (DELETE FROM intervals WHERE run_pk IN (SELECT pk FROM doomed)),"
+			   " p AS (DELETE FROM profiles WHERE run_pk IN (SELECT pk FROM doomed)),"
+			   " pf AS (DELETE FROM profile_frames WHERE run_pk IN (SELECT pk FROM doomed)),"
+			   " ps AS (DELETE FROM profile_stacks WHERE run_pk IN (SELECT pk FROM doomed))"
 			   " DELETE FROM runs WHERE pk IN (SELECT pk FROM doomed)");
 		ret = query_exec(s, &q, PGRES_COMMAND_OK, &res, "cannot delete runs", err,
 				 errlen);

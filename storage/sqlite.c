@@ -140,6 +140,39 @@ static const char *const migrations[] = {
 	 * large run. A query uses it when its WHERE repeats these terms. */
 	"CREATE INDEX metrics_by_scope ON metrics (scope, run_pk)"
 	"  WHERE interval_seq = -1 AND scope <> 'thread';",
+	/* 3: locate's profile, for the runs that sampled stacks. Frames are
+	 * deduplicated within a run, stacks within a thread of a run. */
+	"CREATE TABLE profiles ("
+	"  run_pk INTEGER PRIMARY KEY REFERENCES runs (pk) ON DELETE CASCADE,"
+	"  event TEXT NOT NULL,"           /* what was sampled */
+	"  unit TEXT NOT NULL,"            /* what a sample stands for */
+	"  period INTEGER NOT NULL,"       /* events per sample; 0: by frequency */
+	"  frequency_hz INTEGER NOT NULL," /* 0: by period */
+	"  samples INTEGER NOT NULL,"
+	"  lost_samples INTEGER NOT NULL"
+	");"
+	"CREATE TABLE profile_frames ("
+	"  run_pk INTEGER NOT NULL REFERENCES runs (pk) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"          /* what profile_stacks.frames names */
+	"  function TEXT,"                 /* NULL: unresolved */
+	"  module TEXT,"
+	"  module_offset INTEGER NOT NULL,"
+	"  file TEXT,"
+	"  line INTEGER NOT NULL,"
+	"  kernel INTEGER NOT NULL,"
+	"  PRIMARY KEY (run_pk, idx)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE profile_stacks ("
+	"  run_pk INTEGER NOT NULL REFERENCES runs (pk) ON DELETE CASCADE,"
+	"  ordinal INTEGER NOT NULL,"
+	"  tid INTEGER NOT NULL,"
+	"  pid INTEGER NOT NULL,"
+	"  comm TEXT NOT NULL,"
+	"  count INTEGER NOT NULL,"
+	"  truncated INTEGER NOT NULL,"
+	"  frames TEXT NOT NULL,"          /* frame idx, outermost first: '0,4,17' */
+	"  PRIMARY KEY (run_pk, ordinal)"
+	") WITHOUT ROWID;",
 };
 
 #define NR_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -583,6 +616,9 @@ enum insert {
 	INSERT_THREAD,
 	INSERT_COUNTER,
 	INSERT_METRIC,
+	INSERT_PROFILE,
+	INSERT_FRAME,
+	INSERT_STACK,
 	NR_INSERTS,
 };
 
@@ -602,6 +638,12 @@ static const char *const insert_sql[NR_INSERTS] = {
 	[INSERT_METRIC] = "INSERT INTO metrics (run_pk, ordinal, scope, scope_key, interval_seq,"
 			  " path, parent, level, value, threshold_crossed, confidence)"
 			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+	[INSERT_PROFILE] = "INSERT INTO profiles (run_pk, event, unit, period, frequency_hz, samples,"
+			   " lost_samples) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[INSERT_FRAME] = "INSERT INTO profile_frames (run_pk, idx, function, module, module_offset,"
+			 " file, line, kernel) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[INSERT_STACK] = "INSERT INTO profile_stacks (run_pk, ordinal, tid, pid, comm, count,"
+			 " truncated, frames) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };
 
 /* The statements of one write, prepared once and reused for every row. */
@@ -716,6 +758,43 @@ static int insert_metrics(struct writer *w)
 	return rc;
 }
 
+static int insert_profile(struct writer *w)
+{
+	const struct td_profile *p = w->run->profile;
+	struct sql_value row[] = {
+		SQL_INT(w->run_pk), SQL_TEXT(p->event), SQL_TEXT(p->unit), SQL_INT(p->period),
+		SQL_INT(p->frequency_hz), SQL_INT(p->samples), SQL_INT(p->lost_samples),
+	};
+	int rc = exec_values(w->stmt[INSERT_PROFILE], row, NR_VALUES(row));
+
+	for (size_t i = 0; i < p->nr_frames && rc == SQLITE_OK; i++) {
+		const struct td_frame *f = &p->frames[i];
+		struct sql_value frame[] = {
+			SQL_INT(w->run_pk), SQL_INT(i), SQL_TEXT(f->function), SQL_TEXT(f->module),
+			SQL_INT(f->offset), SQL_TEXT(f->file), SQL_INT(f->line), SQL_INT(f->kernel),
+		};
+
+		rc = exec_values(w->stmt[INSERT_FRAME], frame, NR_VALUES(frame));
+	}
+	for (size_t i = 0; i < p->nr_stacks && rc == SQLITE_OK; i++) {
+		const struct td_profile_stack *st = &p->stacks[i];
+		char *frames = td_frame_list_to_text(st->frames, st->nr_frames);
+		char comm[TD_PROFILE_COMM_LEN];
+
+		if (!frames)
+			return SQLITE_NOMEM;
+		snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(comm) - 1, st->comm);
+		struct sql_value stack[] = {
+			SQL_INT(w->run_pk), SQL_INT(i), SQL_INT(st->tid), SQL_INT(st->pid), SQL_TEXT(comm),
+			SQL_INT(st->count), SQL_INT(st->truncated), SQL_TEXT(frames),
+		};
+
+		rc = exec_values(w->stmt[INSERT_STACK], stack, NR_VALUES(stack));
+		free(frames);
+	}
+	return rc;
+}
+
 /* Everything after the runs row; SQLITE_OK or the first failure. */
 static int insert_contents(struct writer *w)
 {
@@ -727,6 +806,8 @@ static int insert_contents(struct writer *w)
 		rc = insert_intervals(w);
 	if (rc == SQLITE_OK)
 		rc = insert_metrics(w);
+	if (rc == SQLITE_OK && w->run->profile)
+		rc = insert_profile(w);
 	return rc;
 }
 
@@ -931,6 +1012,83 @@ static int read_metric(sqlite3_stmt *st, void *ctx)
 	return ret < 0 ? ret : td_run_add_metric(ctx, &m);
 }
 
+/* The profiles row: the run sampled stacks. */
+static int read_profile_header(sqlite3_stmt *st, void *ctx)
+{
+	struct td_run *run = ctx;
+	struct td_profile *p = td_profile_new();
+
+	if (!p)
+		return -ENOMEM;
+	run->profile = p;
+	if (column_dup(st, 0, &p->event) || column_dup(st, 1, &p->unit))
+		return -ENOMEM;
+	p->period = (uint64_t)sqlite3_column_int64(st, 2);
+	p->frequency_hz = (uint64_t)sqlite3_column_int64(st, 3);
+	p->samples = (uint64_t)sqlite3_column_int64(st, 4);
+	p->lost_samples = (uint64_t)sqlite3_column_int64(st, 5);
+	return p->event && p->unit ? 0 : -EIO;
+}
+
+/* Frames in idx order: each one's index is its idx, as the stacks name them. */
+static int read_profile_frame(sqlite3_stmt *st, void *ctx)
+{
+	struct td_profile *p = ctx;
+	struct td_frame f = {
+		.function = (char *)sqlite3_column_text(st, 0),
+		.module = (char *)sqlite3_column_text(st, 1),
+		.offset = (uint64_t)sqlite3_column_int64(st, 2),
+		.file = (char *)sqlite3_column_text(st, 3),
+		.line = (uint32_t)sqlite3_column_int64(st, 4),
+		.kernel = sqlite3_column_int(st, 5) != 0,
+	};
+	int64_t index = td_profile_intern_frame(p, &f);
+
+	if (index < 0)
+		return (int)index;
+	return (size_t)index + 1 == p->nr_frames ? 0 : -EIO; /* a duplicate frame: not what we wrote */
+}
+
+static int read_profile_stack(sqlite3_stmt *st, void *ctx)
+{
+	struct td_profile *p = ctx;
+	struct td_profile_stack stack = {
+		.tid = (uint32_t)sqlite3_column_int64(st, 0),
+		.pid = (uint32_t)sqlite3_column_int64(st, 1),
+		.count = (uint64_t)sqlite3_column_int64(st, 3),
+		.truncated = sqlite3_column_int(st, 4) != 0,
+	};
+	const char *comm = (const char *)sqlite3_column_text(st, 2);
+	int ret;
+
+	if (!comm)
+		return -EIO;
+	snprintf(stack.comm, sizeof(stack.comm), "%s", comm);
+	ret = td_frame_list_from_text((const char *)sqlite3_column_text(st, 5), p->nr_frames, &stack.frames,
+				      &stack.nr_frames);
+	if (ret == 0)
+		ret = td_profile_add_stack(p, &stack);
+	free(stack.frames);
+	return ret;
+}
+
+static int read_profile(struct sqlite_store *s, struct td_run *run, const struct sql_value *id, char *err,
+			size_t errlen)
+{
+	int ret = query_rows(s, "SELECT event, unit, period, frequency_hz, samples, lost_samples"
+			     " FROM profiles WHERE run_pk = ?1", id, 1, read_profile_header, run, err, errlen);
+
+	if (ret == 0 && run->profile)
+		ret = query_rows(s, "SELECT function, module, module_offset, file, line, kernel"
+				 " FROM profile_frames WHERE run_pk = ?1 ORDER BY idx", id, 1,
+				 read_profile_frame, run->profile, err, errlen);
+	if (ret == 0 && run->profile)
+		ret = query_rows(s, "SELECT tid, pid, comm, count, truncated, frames"
+				 " FROM profile_stacks WHERE run_pk = ?1 ORDER BY ordinal", id, 1,
+				 read_profile_stack, run->profile, err, errlen);
+	return ret;
+}
+
 /* The queries that rebuild a run, in the order they must run: the header
  * sizes the thread arrays, intervals come before their threads. */
 static int read_run_parts(struct sqlite_store *s, struct td_run *run, sqlite3_int64 run_pk,
@@ -955,6 +1113,8 @@ static int read_run_parts(struct sqlite_store *s, struct td_run *run, sqlite3_in
 		ret = query_rows(s, "SELECT " METRIC_COLUMNS " FROM metrics m"
 				 " WHERE m.run_pk = ?1 ORDER BY m.ordinal", id, 1, read_metric, run,
 				 err, errlen);
+	if (ret == 0)
+		ret = read_profile(s, run, id, err, errlen);
 	return ret;
 }
 

@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +86,27 @@ static int invalid_run(char *err, size_t errlen, const char *why)
 	return -EINVAL;
 }
 
+/* A profile's stacks name frames it holds; its event and unit are named. */
+static int check_profile(const struct td_profile *p, char *err, size_t errlen)
+{
+	if (!p)
+		return 0;
+	if (!p->event || !p->unit)
+		return invalid_run(err, errlen, "its profile does not name its event and unit");
+	if ((p->nr_frames && !p->frames) || (p->nr_stacks && !p->stacks))
+		return invalid_run(err, errlen, "its profile counts frames or stacks it does not hold");
+	for (size_t i = 0; i < p->nr_stacks; i++) {
+		const struct td_profile_stack *stack = &p->stacks[i];
+
+		if (stack->nr_frames && !stack->frames)
+			return invalid_run(err, errlen, "a profile stack counts frames it does not hold");
+		for (uint32_t f = 0; f < stack->nr_frames; f++)
+			if (stack->frames[f] >= p->nr_frames)
+				return invalid_run(err, errlen, "a profile stack names a frame the profile lacks");
+	}
+	return 0;
+}
+
 /* Pointers a count promises must be there; everything else a backend may
  * reject through its own constraints. */
 static int check_run(const struct td_run *run, char *err, size_t errlen)
@@ -112,7 +134,7 @@ static int check_run(const struct td_run *run, char *err, size_t errlen)
 		    m->scope != TD_SCOPE_PROCESS)
 			return invalid_run(err, errlen, "a metric row has an unknown scope");
 	}
-	return 0;
+	return check_profile(run->profile, err, errlen);
 }
 
 int td_store_write_run(struct td_store *store, const struct td_run *run,
@@ -619,4 +641,59 @@ int td_event_names_from_json(const char *text, struct td_run *run)
 	}
 	json_decref(array);
 	return ret;
+}
+
+char *td_frame_list_to_text(const uint32_t *frames, uint32_t nr)
+{
+	size_t len = 0, cap = (size_t)nr * 11 + 1; /* ten digits and a comma each */
+	char *text = malloc(cap);
+
+	if (!text)
+		return NULL;
+	text[0] = '\0';
+	for (uint32_t i = 0; i < nr; i++)
+		len += (size_t)snprintf(text + len, cap - len, "%s%" PRIu32, i ? "," : "", frames[i]);
+	return text;
+}
+
+int td_frame_list_from_text(const char *text, size_t nr_frames, uint32_t **frames, uint32_t *nr)
+{
+	size_t count = 0, cap;
+	const char *p = text;
+	uint32_t *out;
+
+	*frames = NULL;
+	*nr = 0;
+	if (!text)
+		return -EIO;
+	cap = 1;
+	for (const char *c = text; *c; c++)
+		cap += *c == ',';
+	out = malloc(cap * sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	while (*p) {
+		char *end;
+		unsigned long long index;
+
+		if (*p < '0' || *p > '9')
+			break;
+		errno = 0;
+		index = strtoull(p, &end, 10);
+		if (errno || index >= nr_frames || count == cap)
+			break;
+		out[count++] = (uint32_t)index;
+		p = end;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p)
+			break;
+	}
+	if (*p) {
+		free(out);
+		return -EIO;
+	}
+	*frames = out;
+	*nr = (uint32_t)count;
+	return 0;
 }

@@ -57,6 +57,41 @@ static void assert_same_threads(const struct td_thread_row *a, const struct td_t
 	}
 }
 
+static void assert_same_profile(const struct td_profile *a, const struct td_profile *b)
+{
+	if (!a || !b) {
+		assert_ptr_equal(a, b);
+		return;
+	}
+	assert_string_equal(a->event, b->event);
+	assert_string_equal(a->unit, b->unit);
+	assert_int_equal(a->period, b->period);
+	assert_int_equal(a->frequency_hz, b->frequency_hz);
+	assert_int_equal(a->samples, b->samples);
+	assert_int_equal(a->lost_samples, b->lost_samples);
+	assert_int_equal(a->nr_frames, b->nr_frames);
+	for (size_t i = 0; i < a->nr_frames; i++) {
+		assert_same_string(a->frames[i].function, b->frames[i].function);
+		assert_same_string(a->frames[i].module, b->frames[i].module);
+		assert_same_string(a->frames[i].file, b->frames[i].file);
+		assert_int_equal(a->frames[i].offset, b->frames[i].offset);
+		assert_int_equal(a->frames[i].line, b->frames[i].line);
+		assert_int_equal(a->frames[i].kernel, b->frames[i].kernel);
+	}
+	assert_int_equal(a->nr_stacks, b->nr_stacks);
+	for (size_t i = 0; i < a->nr_stacks; i++) {
+		const struct td_profile_stack *x = &a->stacks[i], *y = &b->stacks[i];
+
+		assert_int_equal(x->tid, y->tid);
+		assert_int_equal(x->pid, y->pid);
+		assert_string_equal(x->comm, y->comm);
+		assert_int_equal(x->count, y->count);
+		assert_int_equal(x->truncated, y->truncated);
+		assert_int_equal(x->nr_frames, y->nr_frames);
+		assert_memory_equal(x->frames, y->frames, x->nr_frames * sizeof(*x->frames));
+	}
+}
+
 static void assert_same_run(const struct td_run *a, const struct td_run *b)
 {
 	assert_string_equal(a->id, b->id);
@@ -100,6 +135,7 @@ static void assert_same_run(const struct td_run *a, const struct td_run *b)
 		assert_int_equal(x->threshold_crossed, y->threshold_crossed);
 		assert_same_double(x->confidence, y->confidence);
 	}
+	assert_same_profile(a->profile, b->profile);
 }
 
 /* ---- a run with a bit of everything ---- */
@@ -119,6 +155,38 @@ static struct td_thread_row thread_row(uint32_t tid, const char *comm, double ba
 		t.counters[e].running_fraction = 0.1 * (e + 1);
 	}
 	return t;
+}
+
+/* Frames with every field in use, NULLs and escapes among them; one stack
+ * without frames; one frame no stack names. */
+static struct td_profile *sample_profile(void)
+{
+	struct td_frame frames[] = {
+		{ .function = "main", .module = "app", .offset = 0x1234, .file = "app.c", .line = 10 },
+		{ .function = "hot\tloop'\"", .module = "libx.so", .offset = 0x10, .file = "x.c", .line = 99 },
+		{ .module = "libjit.so", .offset = UINT32_MAX },
+		{ .function = "schedule", .module = "[kernel]", .kernel = true },
+		{ .function = "[unknown]" },
+	};
+	uint32_t deep[] = { 0, 1, 3 }, shallow[] = { 0, 2 };
+	struct td_profile_stack stacks[] = {
+		{ .tid = 101, .pid = 100, .comm = "main", .count = 70, .nr_frames = 3, .frames = deep },
+		{ .tid = 102, .pid = 100, .comm = "io_thd_0", .count = UINT32_MAX + 5ull, .truncated = true,
+		  .nr_frames = 2, .frames = shallow },
+		{ .tid = 102, .pid = 100, .comm = "io_thd_0", .count = 1, .nr_frames = 0, .frames = deep },
+	};
+	struct td_profile *p = td_profile_new();
+
+	p->event = strdup("cpu-clock");
+	p->unit = strdup("samples");
+	p->frequency_hz = 99;
+	p->samples = UINT32_MAX + 80ull;
+	p->lost_samples = 4;
+	for (size_t i = 0; i < sizeof(frames) / sizeof(frames[0]); i++)
+		assert_int_equal(td_profile_intern_frame(p, &frames[i]), (int64_t)i);
+	for (size_t i = 0; i < sizeof(stacks) / sizeof(stacks[0]); i++)
+		assert_int_equal(td_profile_add_stack(p, &stacks[i]), 0);
+	return p;
 }
 
 static struct td_run *full_run(const char *process, int64_t started_ns)
@@ -156,6 +224,7 @@ static struct td_run *full_run(const char *process, int64_t started_ns)
 	add_row(run, TD_SCOPE_PROCESS, "100", "Retiring", 0.2, false, NAN);
 	run->metrics[3].interval_seq = 3;
 	add_node(run, "Retiring", 0.125, true);
+	run->profile = sample_profile();
 	return run;
 }
 
@@ -503,6 +572,24 @@ static void test_read_metrics_filters(void **state)
 			 -EINVAL);
 }
 
+/* One number a query over the backend's own tables gives. */
+static long long stored_count(struct backend *b, const char *sql)
+{
+	sqlite3 *lite = NULL;
+	sqlite3_stmt *st = NULL;
+	long long n;
+
+	if (is_postgres(b))
+		return pg_int(b->dsn, sql);
+	assert_int_equal(sqlite3_open(b->path, &lite), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(lite, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(lite);
+	return n;
+}
+
 static void test_delete_in_batches(void **state)
 {
 	struct backend *b = backend_of(state);
@@ -554,6 +641,10 @@ static void test_delete_in_batches(void **state)
 					" (SELECT count(*) FROM threads) + (SELECT count(*) FROM counters)"
 					" + (SELECT count(*) FROM intervals)"), 5 + 6 + 18 + 2);
 	}
+	/* The profile's rows went with their runs: the survivor's alone remain. */
+	assert_int_equal(stored_count(b, "SELECT (SELECT count(*) FROM profiles) +"
+				      " (SELECT count(*) FROM profile_frames) +"
+				      " (SELECT count(*) FROM profile_stacks)"), 1 + 5 + 3);
 	td_labels_free(&labels);
 }
 

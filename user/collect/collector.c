@@ -60,6 +60,7 @@ struct td_collector {
 	struct topdown_bpf *skel;
 	struct ring_buffer *exit_ring;
 	struct td_pmu_counters *counters;
+	struct td_sampler *sampler; /* locate; NULL when not sampling */
 	struct td_counter_plan plan;
 	size_t active_group;
 	const char *attach_kind;
@@ -412,6 +413,12 @@ static int configure_skeleton(struct td_collector *c, const struct td_collector_
 	    (ret = bpf_map__set_max_entries(s->maps.threads, c->max_threads)) ||
 	    (ret = bpf_map__set_max_entries(s->maps.exits, EXIT_RING_BYTES)))
 		return ret;
+	/* Without sampling, locate's maps stay at one entry: a stack slot is 1 KiB. */
+	if ((ret = bpf_map__set_max_entries(s->maps.stack_traces, !opts->sample ? 1 :
+					    opts->sample->max_stacks ? opts->sample->max_stacks :
+					    TD_SAMPLER_DEFAULT_STACKS)) ||
+	    (ret = bpf_map__set_max_entries(s->maps.sample_counts, opts->sample ? TD_SAMPLER_MAX_KEYS : 1)))
+		return ret;
 	return 0;
 }
 
@@ -583,6 +590,9 @@ struct td_collector *td_collector_new(const struct td_collector_opts *opts,
 			snprintf(err, errlen, "cannot map the exit ring buffer: %s", strerror(errno));
 		}
 	}
+	if (!ret && opts->sample)
+		ret = td_sampler_open(c->skel->progs.on_sample, opts->sample, opts->pmu_cpus, c->nr_cpus,
+				      &c->sampler, err, errlen);
 	if (!ret && (ret = flush_cpus(c))) /* open slices of targets already running */
 		snprintf(err, errlen, "cannot start counting on every CPU: %s", strerror(-ret));
 	if (!ret && opts->bpf_stats) /* without CAP_SYS_ADMIN: td_collector_bpf_run_ns says so */
@@ -599,6 +609,7 @@ void td_collector_free(struct td_collector *c)
 	if (!c)
 		return;
 	ring_buffer__free(c->exit_ring);
+	td_sampler_close(c->sampler); /* its links before the programs */
 	topdown_bpf__destroy(c->skel); /* detach before the counters go */
 	td_pmu_close(c->counters);
 	if (c->stats_fd >= 0)
@@ -629,6 +640,21 @@ int td_collector_poll(struct td_collector *c, int timeout_ms, char *err, size_t 
 		return ret;
 	}
 	return 0;
+}
+
+int td_collector_drain_samples(struct td_collector *c, td_raw_stack_fn fn, void *ctx, char *err, size_t errlen)
+{
+	if (!c->sampler)
+		return 0;
+	return td_sampler_drain(c->sampler, bpf_map__fd(c->skel->maps.sample_counts),
+				bpf_map__fd(c->skel->maps.stack_traces), fn, ctx, err, errlen);
+}
+
+void td_collector_sample_tally(const struct td_collector *c, struct td_sample_tally *tally)
+{
+	tally->samples = c->skel->bss->drops.samples;
+	tally->lost_samples = c->skel->bss->drops.samples_lost;
+	tally->lost_stacks = c->skel->bss->drops.stacks_lost;
 }
 
 /* Dead threads whose exit record did not fit the ring: reap them here. */

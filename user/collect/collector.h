@@ -16,6 +16,7 @@
 #include "events.h"
 #include "pmu.h"
 #include "run.h"
+#include "sampler.h"
 
 struct td_collector_opts {
 	bool system_wide;
@@ -38,6 +39,7 @@ struct td_collector_opts {
 	const char *pmu_cpus;     /* CPUs the events' PMU covers (sysfs cpu list); NULL: all */
 	uint32_t max_threads;     /* thread map capacity; 0: a default */
 	bool force_raw_tp;        /* skip the tp_btf probe: tests the fallback path */
+	const struct td_sample_opts *sample; /* locate: sample this event's stacks; NULL: no sampling */
 };
 
 struct td_collector;
@@ -150,6 +152,23 @@ int td_collector_bpf_run_ns(const struct td_collector *collector, uint64_t *run_
 
 /* Running processes with process_names[name] found by the last scan of /proc. */
 size_t td_collector_processes_named(const struct td_collector *collector, size_t name);
+
+/*
+ * Locate: hands over the stacks sampled since the previous call, each
+ * (thread, stack) once with its sample count, sorted by pid, and empties
+ * the kernel's maps. Call it at each drain, while the sampled processes
+ * still live, so their maps can be read. 0 without sampling.
+ */
+int td_collector_drain_samples(struct td_collector *collector, td_raw_stack_fn fn, void *ctx,
+			       char *err, size_t errlen);
+
+/* Locate's tallies since start: samples taken, samples the full map refused, and stacks lost. */
+struct td_sample_tally {
+	uint64_t samples;
+	uint64_t lost_samples;
+	uint64_t lost_stacks;
+};
+void td_collector_sample_tally(const struct td_collector *collector, struct td_sample_tally *tally);
 
 /* Processes currently targeted (process mode), for progress reports. */
 size_t td_collector_thread_count(const struct td_collector *collector);

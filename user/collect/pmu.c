@@ -119,6 +119,29 @@ static int open_event(struct perf_event_attr *attr, int cpu, int group_fd)
 	return fd;
 }
 
+int td_pmu_open_sampling(const struct td_event *event, uint64_t frequency_hz, uint64_t period, int cpu,
+			 char *err, size_t errlen)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	counting_attr(event, &attr);
+	attr.read_format = 0;
+	attr.freq = period == 0;
+	if (attr.freq)
+		attr.sample_freq = frequency_hz;
+	else
+		attr.sample_period = period;
+	/* No sample_type: the BPF program takes the stacks itself, nothing goes to a perf buffer. */
+	fd = open_event(&attr, cpu, -1);
+	if (fd >= 0)
+		return fd;
+	if (errno == ENODEV) /* the CPU is offline */
+		return -ENODEV;
+	describe_open_error(event, cpu, errno, err, errlen);
+	return -errno;
+}
+
 /*
  * Opens group g on one CPU into fds[0..nr_events). An offline CPU
  * (ENODEV) leaves them all -1.

@@ -67,6 +67,15 @@ int td_pmu_open(const struct td_event *events, size_t count, int map_fd,
 void td_pmu_close(struct td_pmu_counters *counters);
 
 /*
+ * One sampling event on one CPU, all tasks: an overflow every period
+ * events, or frequency_hz times a second when period is 0. The fd, or
+ * -ENODEV for an offline CPU, or another negative errno with err naming
+ * the event, the reason and the fix.
+ */
+int td_pmu_open_sampling(const struct td_event *event, uint64_t frequency_hz, uint64_t period, int cpu,
+			 char *err, size_t errlen);
+
+/*
  * Stops the active group, starts group (counting from where it stopped
  * last time), points slot n of every CPU at its event n and empties the
  * slots it leaves unused. A BPF reading taken across the switch mixes two

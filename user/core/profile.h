@@ -61,19 +61,26 @@ struct td_profile {
 
 /*
  * A stack as the kernel keeps it, before symbolization: instruction
- * pointers innermost first, user then kernel. nr_user or nr_kernel is 0
- * when that side had no stack (or lost it: see td_profile.lost_samples).
+ * pointers innermost first, user and kernel side. nr_user or nr_kernel is
+ * 0 when that side had no stack; stack_lost when the kernel could not
+ * keep one (its stack map was full, or the stack was recycled between
+ * the sample and the drain).
  */
 struct td_raw_stack {
 	uint32_t tid;
 	uint32_t pid;
 	char comm[TD_PROFILE_COMM_LEN];
 	uint64_t count;
+	bool stack_lost;
+	bool truncated; /* a side filled all TD_MAX_STACK_DEPTH frames: its outermost ones are missing */
 	uint32_t nr_user;
 	uint32_t nr_kernel;
 	uint64_t user_ips[TD_MAX_STACK_DEPTH];
 	uint64_t kernel_ips[TD_MAX_STACK_DEPTH];
 };
+
+/* Takes one raw stack; raw stacks of one pid come one after another. */
+typedef int (*td_raw_stack_fn)(void *ctx, const struct td_raw_stack *raw);
 
 struct td_profile *td_profile_new(void);
 void td_profile_free(struct td_profile *profile);

@@ -73,6 +73,7 @@ void td_run_free(struct td_run *run)
 	for (size_t i = 0; i < run->nr_metrics; i++)
 		metric_row_release(&run->metrics[i]);
 	free(run->metrics);
+	td_profile_free(run->profile);
 	free(run);
 }
 

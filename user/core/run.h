@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "labels.h"
+#include "profile.h"
 
 #define TD_MAX_EVENTS 96 /* events a run may count, rotating groups of up to TD_MAX_SLOTS */
 #define TD_COMM_LEN 16
@@ -92,6 +93,8 @@ struct td_run {
 
 	size_t nr_metrics, cap_metrics;
 	struct td_metric_row *metrics;
+
+	struct td_profile *profile; /* locate's sampled stacks; NULL when the run did not sample */
 };
 
 /* A run with a fresh random UUID and empty contents; NULL when out of memory. */

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Locate's sampling events and the drain of what on_sample counted
+ * (bpf/topdown.bpf.c). The kernel aggregates: a drain reads each
+ * (thread, user stack, kernel stack) once with its count, however many
+ * samples landed on it, and nothing runs in userspace between drains.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "fileio.h"
+#include "parse.h"
+#include "pmu.h"
+#include "sampler.h"
+#include "topdown.h"
+
+struct td_sampler {
+	int nr_cpus;
+	int *fds;               /* per CPU; -1: offline or not covered */
+	struct bpf_link **links;
+	struct td_sample_key *keys;     /* drain buffers, TD_SAMPLER_MAX_KEYS each */
+	struct td_sample_value *values;
+	struct td_raw_stack raw;
+};
+
+void td_sampler_close(struct td_sampler *s)
+{
+	if (!s)
+		return;
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		bpf_link__destroy(s->links[cpu]);
+		if (s->fds[cpu] >= 0)
+			close(s->fds[cpu]);
+	}
+	free(s->links);
+	free(s->fds);
+	free(s->keys);
+	free(s->values);
+	free(s);
+}
+
+static struct td_sampler *sampler_alloc(int nr_cpus)
+{
+	struct td_sampler *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->nr_cpus = nr_cpus;
+	s->fds = malloc(nr_cpus * sizeof(*s->fds));
+	s->links = calloc(nr_cpus, sizeof(*s->links));
+	s->keys = calloc(TD_SAMPLER_MAX_KEYS, sizeof(*s->keys));
+	s->values = calloc(TD_SAMPLER_MAX_KEYS, sizeof(*s->values));
+	if (!s->fds || !s->links || !s->keys || !s->values) {
+		s->nr_cpus = 0;
+		td_sampler_close(s);
+		return NULL;
+	}
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		s->fds[cpu] = -1;
+	return s;
+}
+
+int td_sampler_open(struct bpf_program *prog, const struct td_sample_opts *opts, const char *cpus,
+		    int nr_cpus, struct td_sampler **out, char *err, size_t errlen)
+{
+	struct td_sampler *s = sampler_alloc(nr_cpus);
+	bool *covered = calloc(nr_cpus, sizeof(*covered));
+	int ret = 0, opened = 0;
+
+	*out = NULL;
+	if (!s || !covered) {
+		snprintf(err, errlen, "out of memory opening the sampling events");
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (cpus && *cpus) {
+		if ((ret = td_cpulist_parse(cpus, covered, nr_cpus, err, errlen)))
+			goto out;
+	} else {
+		for (int cpu = 0; cpu < nr_cpus; cpu++)
+			covered[cpu] = true;
+	}
+	for (int cpu = 0; cpu < nr_cpus && !ret; cpu++) {
+		int fd;
+
+		if (!covered[cpu])
+			continue;
+		fd = td_pmu_open_sampling(&opts->event, opts->frequency_hz, opts->period, cpu, err, errlen);
+		if (fd == -ENODEV)
+			continue;
+		if (fd < 0) {
+			ret = fd;
+			break;
+		}
+		s->fds[cpu] = fd;
+		s->links[cpu] = bpf_program__attach_perf_event(prog, fd);
+		if (!s->links[cpu]) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot attach the sampling program to '%s' on CPU %d: %s",
+				 opts->event.name, cpu, strerror(errno));
+		}
+		opened++;
+	}
+	if (!ret && opened == 0) {
+		snprintf(err, errlen, "'%s' opened on no CPU: every CPU it covers is offline", opts->event.name);
+		ret = -ENODEV;
+	}
+out:
+	free(covered);
+	if (ret)
+		td_sampler_close(s);
+	else
+		*out = s;
+	return ret;
+}
+
+/* Frames up to the first zero: the kernel zero-fills the rest of the slot. */
+static uint32_t read_stack(int stacks_fd, __s32 id, uint64_t *ips, bool *lost)
+{
+	uint32_t n = 0;
+
+	if (id < 0)
+		return 0;
+	if (bpf_map_lookup_elem(stacks_fd, &id, ips)) {
+		*lost = true; /* recycled between the sample and this drain */
+		return 0;
+	}
+	while (n < TD_MAX_STACK_DEPTH && ips[n])
+		n++;
+	return n;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	const struct td_sample_key *x = a, *y = b;
+
+	return x->pid != y->pid ? (x->pid < y->pid ? -1 : 1) : (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* Pairs of key and value move together when sorted. */
+struct keyed_value {
+	struct td_sample_key key;
+	struct td_sample_value value;
+};
+
+static int hand_over(struct td_sampler *s, const struct keyed_value *kv, int stacks_fd, td_raw_stack_fn fn,
+		     void *ctx)
+{
+	struct td_raw_stack *raw = &s->raw;
+
+	raw->tid = kv->key.tid;
+	raw->pid = kv->key.pid;
+	memcpy(raw->comm, kv->value.comm, sizeof(raw->comm));
+	raw->comm[sizeof(raw->comm) - 1] = '\0';
+	raw->count = kv->value.count;
+	raw->stack_lost = (kv->key.user_stack < 0 && kv->key.user_stack != -EFAULT) ||
+			  (kv->key.kernel_stack < 0 && kv->key.kernel_stack != -EFAULT);
+	raw->nr_user = read_stack(stacks_fd, kv->key.user_stack, raw->user_ips, &raw->stack_lost);
+	raw->nr_kernel = read_stack(stacks_fd, kv->key.kernel_stack, raw->kernel_ips, &raw->stack_lost);
+	raw->truncated = raw->nr_user == TD_MAX_STACK_DEPTH || raw->nr_kernel == TD_MAX_STACK_DEPTH;
+	return fn(ctx, raw);
+}
+
+/* Every stack id the drained keys name goes, so the map holds one interval's stacks. */
+static void free_stacks(int stacks_fd, const struct td_sample_key *keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (keys[i].user_stack >= 0)
+			bpf_map_delete_elem(stacks_fd, &keys[i].user_stack);
+		if (keys[i].kernel_stack >= 0)
+			bpf_map_delete_elem(stacks_fd, &keys[i].kernel_stack);
+	}
+}
+
+int td_sampler_drain(struct td_sampler *s, int counts_fd, int stacks_fd, td_raw_stack_fn fn, void *ctx,
+		     char *err, size_t errlen)
+{
+	struct keyed_value *sorted;
+	__u32 count = 0, token = 0;
+	bool first = true;
+	size_t n = 0;
+	int ret;
+
+	/* One pass takes and deletes every entry; samples landing meanwhile stay for the next drain. */
+	do {
+		count = TD_SAMPLER_MAX_KEYS - n;
+		if (count == 0)
+			break;
+		ret = bpf_map_lookup_and_delete_batch(counts_fd, first ? NULL : &token, &token, s->keys + n,
+						      s->values + n, &count, NULL);
+		if (ret && errno != ENOENT) {
+			snprintf(err, errlen, "draining the sample counts failed: %s", strerror(errno));
+			return -errno;
+		}
+		n += count;
+		first = false;
+	} while (!ret);
+	if (n == 0)
+		return 0;
+	sorted = malloc(n * sizeof(*sorted));
+	if (!sorted) {
+		snprintf(err, errlen, "out of memory draining the samples");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		sorted[i].key = s->keys[i];
+		sorted[i].value = s->values[i];
+	}
+	qsort(sorted, n, sizeof(*sorted), by_pid);
+	ret = 0;
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = hand_over(s, &sorted[i], stacks_fd, fn, ctx);
+	if (ret)
+		snprintf(err, errlen, "turning samples into stacks failed: %s", strerror(-ret));
+	free_stacks(stacks_fd, s->keys, n);
+	free(sorted);
+	return ret;
+}
+
+uint64_t td_sampler_max_frequency(void)
+{
+	char line[64], err[128];
+	long rate;
+
+	if (td_read_first_line("/proc/sys/kernel/perf_event_max_sample_rate", line, sizeof(line)) < 0 ||
+	    td_parse_int_range(line, "perf_event_max_sample_rate", 1, 1L << 30, &rate, err, sizeof(err)))
+		return 0;
+	return (uint64_t)rate;
+}

@@ -7,6 +7,8 @@
  *   spinner      one thread that computes and never blocks
  *   io_thd_N     threads that sleep and wake often, doing a little work
  *   short_N      threads that live for a few milliseconds of CPU and exit
+ *   split_a/b    with --split: locate's truth, a known split of each thread's
+ *                instructions between functions (see split_a)
  *
  * Every measured thread reads its own CLOCK_THREAD_CPUTIME_ID as its last act and
  * the report (--report FILE) lists "tid comm cpu_ns" per thread.
@@ -38,6 +40,7 @@ static struct {
 	long short_work_us;
 	bool wait_start;
 	long long known_loop;
+	bool split;
 	const char *report;
 } cfg = { .duration_ms = 2000, .io_threads = 2, .io_period_us = 1000, .io_work_us = 20,
 	  .short_threads = 0, .short_work_us = 3000 };
@@ -117,6 +120,14 @@ static void *short_thread(void *arg)
 	return NULL;
 }
 
+#if defined(__aarch64__)
+#define COUNT_DOWN(n) __asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc")
+#elif defined(__x86_64__)
+#define COUNT_DOWN(n) __asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc")
+#else
+#error "td-workload needs its counting loop written for this architecture"
+#endif
+
 /*
  * --known-loop N: a thread whose loop retires exactly 2N instructions (a
  * decrement and a conditional branch a turn), the truth the kernel lab
@@ -129,13 +140,52 @@ static void *known_loop(void *arg)
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "known_loop");
-#if defined(__aarch64__)
-	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
-#elif defined(__x86_64__)
-	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
-#else
-#error "--known-loop needs its loop written for this architecture"
-#endif
+	COUNT_DOWN(n);
+	record_self();
+	return NULL;
+}
+
+/*
+ * --split: split_a retires 70% of its instructions in hot_a and 30% in
+ * hot_b, split_b all of its own in hot_c: the same loop (as --known-loop's)
+ * in each, so a share of time is a share of instructions. noipa keeps
+ * each a function of its own, never inlined or merged with its twins.
+ */
+#define SPLIT_CHUNK 100000ull /* turns of a loop per call: ~30 us */
+
+__attribute__((noipa)) void hot_a(unsigned long long n)
+{
+	COUNT_DOWN(n);
+}
+
+__attribute__((noipa)) void hot_b(unsigned long long n)
+{
+	COUNT_DOWN(n);
+}
+
+__attribute__((noipa)) void hot_c(unsigned long long n)
+{
+	COUNT_DOWN(n);
+}
+
+static void *split_a(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "split_a");
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		hot_a(7 * SPLIT_CHUNK);
+		hot_b(3 * SPLIT_CHUNK);
+	}
+	record_self();
+	return NULL;
+}
+
+static void *split_b(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "split_b");
+	while (!atomic_load_explicit(&stop, memory_order_relaxed))
+		hot_c(10 * SPLIT_CHUNK);
 	record_self();
 	return NULL;
 }
@@ -182,6 +232,7 @@ static int parse_args(int argc, char **argv)
 		{ "short-work-us", required_argument, NULL, 'w' },
 		{ "wait-start", no_argument, NULL, 'W' },
 		{ "known-loop", required_argument, NULL, 'k' },
+		{ "split", no_argument, NULL, 'S' },
 		{ "report", required_argument, NULL, 'r' },
 		{ 0 }
 	};
@@ -197,10 +248,11 @@ static int parse_args(int argc, char **argv)
 		case 'w': cfg.short_work_us = atol(optarg); break;
 		case 'W': cfg.wait_start = true; break;
 		case 'k': cfg.known_loop = atoll(optarg); break;
+		case 'S': cfg.split = true; break;
 		case 'r': cfg.report = optarg; break;
 		default:
 			fprintf(stderr, "usage: td-workload [--duration-ms N] [--io-threads N] [--io-period-us N] [--io-work-us N] "
-				"[--short-threads N] [--short-work-us N] [--wait-start] [--known-loop N] [--report FILE]\n");
+				"[--short-threads N] [--short-work-us N] [--wait-start] [--known-loop N] [--split] [--report FILE]\n");
 			return -1;
 		}
 	}
@@ -214,13 +266,13 @@ static int parse_args(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	pthread_t spin, spawn, io[64], loop;
+	pthread_t spin, spawn, io[64], loop, split[2];
 	struct timespec run;
 	char go;
 
 	if (parse_args(argc, argv))
 		return 2;
-	results = calloc(cfg.short_threads + cfg.io_threads + 4, sizeof(*results));
+	results = calloc(cfg.short_threads + cfg.io_threads + 6, sizeof(*results));
 	if (!results)
 		return 1;
 	/* --wait-start: block until a byte (or EOF) on stdin, so a collector can attach first. */
@@ -232,6 +284,10 @@ int main(int argc, char **argv)
 	pthread_create(&spawn, NULL, spawner, NULL);
 	if (cfg.known_loop)
 		pthread_create(&loop, NULL, known_loop, NULL);
+	if (cfg.split) {
+		pthread_create(&split[0], NULL, split_a, NULL);
+		pthread_create(&split[1], NULL, split_b, NULL);
+	}
 
 	run.tv_sec = cfg.duration_ms / 1000;
 	run.tv_nsec = cfg.duration_ms % 1000 * 1000000;
@@ -241,6 +297,8 @@ int main(int argc, char **argv)
 		pthread_join(loop, NULL);
 	atomic_store(&stop, true);
 	pthread_join(spin, NULL);
+	for (int i = 0; cfg.split && i < 2; i++)
+		pthread_join(split[i], NULL);
 	for (int i = 0; i < cfg.io_threads; i++)
 		pthread_join(io[i], NULL);
 	return cfg.report ? write_report(cfg.report) : 0;

@@ -34,6 +34,9 @@
 #include "parse.h"
 #include "procmatch.h"
 #include "format.h"
+#include "hot.h"
+#include "query_render.h"
+#include "locate.h"
 #include "run.h"
 #include "storage.h"
 #include "store_open.h"
@@ -42,6 +45,11 @@
 #include "tma_render.h"
 
 #define MAX_PIDS 64
+/* Locate's default rate: a prime, so sampling does not beat with periodic work;
+ * 99 Hz keeps an always-on collection cheap and gives ~1,000 samples per busy
+ * CPU over the default 10 s window. */
+#define TD_DEFAULT_SAMPLE_FREQ_HZ 99
+#define HOT_ROWS 10 /* hot functions collect shows; topdown query --hot has them all */
 #define TABLE_ROWS 30 /* the text table shows the busiest threads; --json has all */
 
 struct collect_args {
@@ -56,6 +64,17 @@ struct collect_args {
 	struct td_event events[TD_MAX_EVENTS];
 	size_t nr_events;
 	const char *db;
+	bool sample;               /* --sample: locate where the samples land */
+	const char *sample_event;  /* --sample=EVENT; NULL: the default */
+	uint64_t sample_freq_hz;
+};
+
+/* Locate's side of a collection; everything NULL without --sample. */
+struct locate_run {
+	struct td_sample_opts opts;
+	struct td_symbolizer *symbolizer;
+	struct td_profile *profile;
+	struct td_locate *locate;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -70,10 +89,14 @@ static const char usage_text[] =
 	"usage: topdown collect (--process NAME | --pid PID[,PID...] | --system-wide)\n"
 	"                       [--duration 10s] [--interval 1s] [--level 1..3] [--cpu-model NAME]\n"
 	"                       [--label key=value]... [--events LIST] [--db PATH] [--json | --all-threads]\n"
+	"                       [--sample[=EVENT]] [--sample-freq HZ]\n"
 	"  --all-threads    list every thread in the text table, not only the busiest (--json has them all)\n"
 	"  --level N        depth of the Top-Down tree (4 where it needs no more counters than 3)\n"
 	"  --cpu-model NAME the CPU's Top-Down model instead of the detected one (spr, neoverse-v2, zen4, ...)\n"
-	"  --events LIST    count these events instead of the Top-Down ones\n";
+	"  --events LIST    count these events instead of the Top-Down ones\n"
+	"  --sample[=EVENT] also sample the targets' stacks (locate): EVENT, or the default (cycles;\n"
+	"                   cpu-clock without a hardware PMU); topdown query --hot and flamegraph read them\n"
+	"  --sample-freq HZ samples per second per CPU (default 99)\n";
 
 /* One line: what is wrong, and where the options are described. */
 static int usage_error(const char *message)
@@ -107,13 +130,17 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 		{ "db", required_argument, NULL, 'D' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "all-threads", no_argument, NULL, 'A' },
+		{ "sample", optional_argument, NULL, 'S' },
+		{ "sample-freq", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	char err[512] = "";
 	int opt, ret = 0, targets = 0;
+	long freq = 0;
 
 	a->duration_ns = 10ull * 1000000000;
+	a->sample_freq_hz = TD_DEFAULT_SAMPLE_FREQ_HZ;
 	a->interval_ns = 1000000000;
 	a->level = 1;
 	optind = 1;
@@ -134,6 +161,10 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 			break;
 		case 'D': a->db = optarg; break;
 		case 'j': a->json = true; break;
+		case 'S': a->sample = true; a->sample_event = optarg; break;
+		case 'F': ret = td_parse_int_range(optarg, "--sample-freq", 1, 1000000, &freq, err, sizeof(err));
+			a->sample_freq_hz = (uint64_t)freq;
+			break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		default:
 			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'", argv[optind - 1]);
@@ -154,6 +185,10 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 		return usage_error("--events replaces the Top-Down counters that --level and --cpu-model choose: give one or the other");
 	if (a->cpu_model && check_cpu_model(a->cpu_model, err, sizeof(err)))
 		return usage_error(err);
+	if (freq && !a->sample)
+		return usage_error("--sample-freq sets the rate of --sample: give --sample too");
+	if (a->sample_event && !*a->sample_event)
+		return usage_error("--sample= names no event: give --sample alone for the default, or --sample=EVENT");
 	return 0;
 }
 
@@ -217,7 +252,7 @@ static int add_interval(struct td_run *run, const struct td_interval *interval)
 }
 
 /* Polls exits until the interval ends, then drains one interval into run. */
-static int collect_interval(struct td_collector *c, struct td_run *run, int64_t end_mono,
+static int collect_interval(struct td_collector *c, struct td_run *run, struct locate_run *lr, int64_t end_mono,
 			    int64_t deadline_mono, bool progress, char *err, size_t errlen)
 {
 	struct td_interval interval = { .seq = run->nr_intervals, .start_ns = clock_now_ns(CLOCK_REALTIME) };
@@ -234,6 +269,11 @@ static int collect_interval(struct td_collector *c, struct td_run *run, int64_t 
 	}
 	if ((ret = td_collector_drain(c, &interval, err, errlen)))
 		return ret;
+	/* While the sampled processes live: their maps are read now. */
+	if (lr->locate && (ret = td_collector_drain_samples(c, td_locate_raw_stack, lr->locate, err, errlen))) {
+		free(interval.threads);
+		return ret;
+	}
 	interval.end_ns = clock_now_ns(CLOCK_REALTIME);
 	if ((ret = add_interval(run, &interval))) {
 		free(interval.threads);
@@ -243,7 +283,7 @@ static int collect_interval(struct td_collector *c, struct td_run *run, int64_t 
 }
 
 static int run_collection(struct td_collector *c, const struct collect_args *a, struct td_run *run,
-			  char *err, size_t errlen)
+			  struct locate_run *lr, char *err, size_t errlen)
 {
 	bool progress = isatty(STDERR_FILENO);
 	int64_t start = clock_now_ns(CLOCK_MONOTONIC), deadline = start + a->duration_ns;
@@ -251,7 +291,7 @@ static int run_collection(struct td_collector *c, const struct collect_args *a, 
 
 	run->started_ns = clock_now_ns(CLOCK_REALTIME);
 	for (int64_t end = start + a->interval_ns; !ret && !stop_requested; end += a->interval_ns) {
-		ret = collect_interval(c, run, end < deadline ? end : deadline, deadline, progress, err, errlen);
+		ret = collect_interval(c, run, lr, end < deadline ? end : deadline, deadline, progress, err, errlen);
 		if (end >= deadline)
 			break;
 		if (!ret && !stop_requested) /* the next counter group's turn */
@@ -409,6 +449,87 @@ static void announce_tma(const struct collect_args *a, const struct td_tma_choic
 			tma->setup->plan.nr_groups, (unsigned long long)intervals);
 }
 
+/* Locate's parts, before the collector opens the sampling event; says once what it had to change. */
+static int start_locate(const struct collect_args *a, struct locate_run *lr, char *err, size_t errlen)
+{
+	char notice[768];
+	int ret = td_collect_choose_sample(a->sample_event, a->sample_freq_hz, &lr->opts, notice, sizeof(notice),
+					   err, errlen);
+
+	if (ret)
+		return ret;
+	if (notice[0])
+		fprintf(stderr, "topdown: %s\n", notice);
+	if (!(lr->symbolizer = td_symbolizer_new(NULL, err, errlen)))
+		return -EINVAL;
+	lr->profile = td_profile_new();
+	lr->locate = lr->profile ? td_locate_new(lr->profile, lr->symbolizer) : NULL;
+	if (!lr->locate) {
+		snprintf(err, errlen, "out of memory preparing to sample");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The profile joins the run, with what the kernel counted and lost. */
+static int finish_locate(const struct td_collector *c, struct locate_run *lr, struct td_run *run)
+{
+	struct td_profile *p = lr->profile;
+	struct td_locate_summary summary;
+	struct td_sample_tally tally;
+	char unit[TD_EVENT_NAME_MAX + 16];
+
+	td_collector_sample_tally(c, &tally);
+	td_locate_summarize(lr->locate, &summary);
+	snprintf(unit, sizeof(unit), "%s samples", lr->opts.event.name);
+	p->event = strdup(lr->opts.event.name);
+	p->unit = strdup(unit);
+	p->period = lr->opts.period;
+	p->frequency_hz = lr->opts.period ? 0 : lr->opts.frequency_hz;
+	/* What the drains took in (samples after the last drain are not in the run), and of
+	 * those and beyond them, what had no stack or no room. */
+	p->samples = summary.samples + tally.lost_samples;
+	p->lost_samples = summary.lost_stack_samples + tally.lost_samples;
+	run->profile = p;
+	lr->profile = NULL;
+	return p->event && p->unit ? 0 : -ENOMEM;
+}
+
+static void locate_run_release(struct locate_run *lr)
+{
+	td_locate_free(lr->locate);
+	td_profile_free(lr->profile);
+	td_symbolizer_free(lr->symbolizer);
+}
+
+/* Where the samples landed: the hottest functions, and what to know about the stacks. */
+static void print_hot(const struct td_run *run, const struct locate_run *lr)
+{
+	const struct td_profile *p = run->profile;
+	struct td_locate_summary summary;
+	struct td_hot *hot = NULL;
+	char err[256];
+	const char *hint;
+
+	printf("\nlocate: %llu samples of %s at %llu Hz, %zu stacks",
+	       (unsigned long long)p->samples, p->event, (unsigned long long)p->frequency_hz, p->nr_stacks);
+	if (p->lost_samples)
+		printf(", %llu without a stack (the kernel's maps were full)", (unsigned long long)p->lost_samples);
+	printf("\n");
+	if (td_profiles_hot(&p, 1, NULL, HOT_ROWS, &hot, err, sizeof(err)) == 0) {
+		td_render_hot(&(struct td_render){ .out = stdout, .format = TD_FORMAT_TABLE }, hot);
+		if (hot->unresolved_share > 0.01)
+			printf("%.0f%% of frames have no symbol (stripped, JIT or exited code): they show as module+0xoffset\n",
+			       hot->unresolved_share * 100);
+	}
+	td_hot_free(hot);
+	td_locate_summarize(lr->locate, &summary);
+	if ((hint = td_locate_frame_pointer_hint(&summary)))
+		printf("hint: %s\n", hint);
+	printf("topdown query --hot --run %.8s and topdown flamegraph --run %.8s -o flame.svg show more\n", run->id,
+	       run->id);
+}
+
 /* The collection proper, once the arguments, host and database are fine. */
 static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, struct td_store *store,
 			     const char *db_path, char *err, size_t errlen)
@@ -422,10 +543,13 @@ static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, 
 	};
 	struct td_run *run = td_run_new();
 	struct td_collector *c = NULL;
+	struct locate_run lr = { 0 };
 	int ret = run ? fill_run(run, a, tma) : -ENOMEM;
 
 	if (ret)
 		snprintf(err, errlen, "out of memory preparing the run");
+	if (!ret && a->sample && !(ret = start_locate(a, &lr, err, errlen)))
+		opts.sample = &lr.opts;
 	if (!ret) /* before the window, so a failure costs nothing */
 		ret = td_collect_new_engine(tma, (const char *const *)run->event_names, run->nr_events, err, errlen);
 	if (!ret && !(c = td_collector_new(&opts, err, errlen)))
@@ -435,8 +559,10 @@ static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, 
 	if (!ret) {
 		announce_tma(a, tma);
 		install_stop_handlers();
-		ret = run_collection(c, a, run, err, errlen);
+		ret = run_collection(c, a, run, &lr, err, errlen);
 	}
+	if (!ret && lr.locate && (ret = finish_locate(c, &lr, run)))
+		snprintf(err, errlen, "out of memory keeping the profile");
 	if (!ret && tma->engine)
 		ret = td_engine_compute(tma->engine, run, err, errlen);
 	if (!ret)
@@ -451,8 +577,11 @@ static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, 
 			print_table(run, db_path, !tma->engine, a->all_threads);
 			if (tma->engine)
 				print_tma_table(run, tma);
+			if (run->profile)
+				print_hot(run, &lr);
 		}
 	}
+	locate_run_release(&lr);
 	td_collector_free(c);
 	td_run_free(run);
 	return ret;

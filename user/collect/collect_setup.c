@@ -184,3 +184,41 @@ int td_collect_target_labels(const char *process_name, const char *pids, pid_t f
 	}
 	return ret;
 }
+
+int td_collect_choose_sample(const char *requested, uint64_t frequency_hz, struct td_sample_opts *out,
+			     char *notice, size_t noticelen, char *err, size_t errlen)
+{
+	uint64_t cap = td_sampler_max_frequency();
+	char why[256] = "";
+	size_t used = 0;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	notice[0] = '\0';
+	if (requested) {
+		ret = td_event_resolve(requested, &out->event, err, errlen);
+		if (ret) {
+			snprintf(err, errlen, "unknown sampling event '%s'; `perf list` shows this host's events, "
+				 "and cpu-clock works everywhere", requested);
+			return ret;
+		}
+	} else if (td_pmu_hardware_available(why, sizeof(why))) {
+		ret = td_event_resolve("cycles", &out->event, err, errlen);
+		if (ret)
+			return ret;
+	} else {
+		ret = td_event_resolve("cpu-clock", &out->event, err, errlen);
+		if (ret)
+			return ret;
+		used = (size_t)snprintf(notice, noticelen, "sampling cpu-clock (time on CPU): %s", why);
+	}
+	out->frequency_hz = frequency_hz;
+	if (cap && frequency_hz > cap) {
+		out->frequency_hz = cap;
+		if (used < noticelen)
+			snprintf(notice + used, noticelen - used, "%s%llu Hz is above this kernel's cap "
+				 "(kernel.perf_event_max_sample_rate): sampling at %llu Hz", used ? "; " : "",
+				 (unsigned long long)frequency_hz, (unsigned long long)cap);
+	}
+	return 0;
+}

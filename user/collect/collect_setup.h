@@ -16,6 +16,7 @@
 #include "events.h"
 #include "labels.h"
 #include "run.h"
+#include "sampler.h"
 #include "tma_events.h"
 
 /* The Top-Down side of a collection. */
@@ -61,6 +62,18 @@ int td_collect_choose_events(const char *cpu_model, long level, bool events_give
 /* The engine for the events a run counts, by name (none without a Top-Down setup). */
 int td_collect_new_engine(struct td_tma_choice *tma, const char *const *event_names, size_t nr_events,
 			  char *err, size_t errlen);
+
+/*
+ * Locate's event: requested as the user named it (--sample=EVENT), or
+ * NULL for the default. The default is the bottleneck's own event where
+ * the kb names one for this model (not yet: cycles on hardware), and
+ * cpu-clock where the host has no hardware PMU, which *notice then says
+ * (an empty notice: nothing to say). frequency_hz above the kernel's cap
+ * (kernel.perf_event_max_sample_rate) is lowered to it, and *notice says
+ * that too. An unknown event is an error naming it.
+ */
+int td_collect_choose_sample(const char *requested, uint64_t frequency_hz, struct td_sample_opts *out,
+			     char *notice, size_t noticelen, char *err, size_t errlen);
 
 /* Host labels, then collector, tma_level and tma_model. */
 int td_collect_base_labels(const struct td_tma_choice *tma, long level, struct td_labels *labels,

@@ -27,6 +27,8 @@ struct td_sampler {
 	struct td_sample_key *keys;     /* drain buffers, TD_SAMPLER_MAX_KEYS each */
 	struct td_sample_value *values;
 	struct td_raw_stack raw;
+	__s32 *live_stacks;     /* stack ids the previous drain read, sorted */
+	size_t nr_live_stacks;
 };
 
 void td_sampler_close(struct td_sampler *s)
@@ -42,6 +44,7 @@ void td_sampler_close(struct td_sampler *s)
 	free(s->fds);
 	free(s->keys);
 	free(s->values);
+	free(s->live_stacks);
 	free(s);
 }
 
@@ -167,15 +170,45 @@ static int hand_over(struct td_sampler *s, const struct keyed_value *kv, int sta
 	return fn(ctx, raw);
 }
 
-/* Every stack id the drained keys name goes, so the map holds one interval's stacks. */
-static void free_stacks(int stacks_fd, const struct td_sample_key *keys, size_t n)
+static int by_id(const void *a, const void *b)
 {
+	__s32 x = *(const __s32 *)a, y = *(const __s32 *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Frees the stacks no longer in use, so the map does not fill up over a
+ * long collection: those the previous drain read and this one did not. A
+ * stack read now stays one more interval, because a sample landing
+ * between this drain's read and a delete would count under an id about
+ * to vanish; only a stack idle for a whole interval that comes back in
+ * that instant is lost (and counted as lost).
+ */
+static int free_idle_stacks(struct td_sampler *s, int stacks_fd, size_t n)
+{
+	__s32 *ids = malloc((2 * n + 1) * sizeof(*ids));
+	size_t nr = 0, j = 0;
+
+	if (!ids)
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		if (keys[i].user_stack >= 0)
-			bpf_map_delete_elem(stacks_fd, &keys[i].user_stack);
-		if (keys[i].kernel_stack >= 0)
-			bpf_map_delete_elem(stacks_fd, &keys[i].kernel_stack);
+		if (s->keys[i].user_stack >= 0)
+			ids[nr++] = s->keys[i].user_stack;
+		if (s->keys[i].kernel_stack >= 0)
+			ids[nr++] = s->keys[i].kernel_stack;
 	}
+	qsort(ids, nr, sizeof(*ids), by_id);
+	for (size_t i = 0; i < s->nr_live_stacks; i++) {
+		while (j < nr && ids[j] < s->live_stacks[i])
+			j++;
+		if (j == nr || ids[j] != s->live_stacks[i])
+			bpf_map_delete_elem(stacks_fd, &s->live_stacks[i]);
+	}
+	free(s->live_stacks);
+	s->live_stacks = ids;
+	s->nr_live_stacks = nr;
+	return 0;
 }
 
 int td_sampler_drain(struct td_sampler *s, int counts_fd, int stacks_fd, td_raw_stack_fn fn, void *ctx,
@@ -201,9 +234,7 @@ int td_sampler_drain(struct td_sampler *s, int counts_fd, int stacks_fd, td_raw_
 		n += count;
 		first = false;
 	} while (!ret);
-	if (n == 0)
-		return 0;
-	sorted = malloc(n * sizeof(*sorted));
+	sorted = malloc((n ? n : 1) * sizeof(*sorted));
 	if (!sorted) {
 		snprintf(err, errlen, "out of memory draining the samples");
 		return -ENOMEM;
@@ -218,7 +249,8 @@ int td_sampler_drain(struct td_sampler *s, int counts_fd, int stacks_fd, td_raw_
 		ret = hand_over(s, &sorted[i], stacks_fd, fn, ctx);
 	if (ret)
 		snprintf(err, errlen, "turning samples into stacks failed: %s", strerror(-ret));
-	free_stacks(stacks_fd, s->keys, n);
+	if (!ret && (ret = free_idle_stacks(s, stacks_fd, n)))
+		snprintf(err, errlen, "out of memory draining the samples");
 	free(sorted);
 	return ret;
 }

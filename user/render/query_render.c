@@ -918,3 +918,142 @@ void td_export_csv_run(FILE *out, const struct td_run *run)
 		csv_number(out, m->confidence, true);
 	}
 }
+
+/* ---- locate: hot functions, their comparison, folded stacks ---- */
+
+json_t *td_hot_json(const struct td_hot *h)
+{
+	json_t *items = json_array();
+
+	for (size_t i = 0; i < h->nr_functions; i++) {
+		const struct td_hot_function *f = &h->functions[i];
+		json_t *item = json_pack("{s:I, s:s, s:o, s:I, s:I, s:o, s:o}", "rank", (json_int_t)i + 1,
+					 "function", f->name, "module", f->module ? json_string(f->module) : json_null(),
+					 "self_samples", (json_int_t)f->self_count, "total_samples",
+					 (json_int_t)f->total_count, "self", json_number(f->self_share), "total",
+					 json_number(f->total_share));
+
+		json_object_set_new(item, "file", f->file ? json_string(f->file) : json_null());
+		json_object_set_new(item, "line", f->line ? json_integer(f->line) : json_null());
+		json_array_append_new(items, item);
+	}
+	return json_pack("{s:I, s:s, s:s, s:I, s:I, s:o, s:o}", "runs", (json_int_t)h->nr_runs, "event", h->event,
+			 "unit", h->unit, "samples", (json_int_t)h->samples, "lost_samples",
+			 (json_int_t)h->lost_samples, "unresolved_frames", json_number(h->unresolved_share),
+			 "functions", items);
+}
+
+/* "file.c:42", or the module, or "": where a function is. */
+static const char *hot_location(const struct td_hot_function *f, char *buf, size_t len)
+{
+	const char *slash = f->file ? strrchr(f->file, '/') : NULL;
+
+	if (f->file)
+		snprintf(buf, len, "%s:%u", slash ? slash + 1 : f->file, f->line);
+	else
+		snprintf(buf, len, "%s", f->module ? f->module : "");
+	return buf;
+}
+
+void td_render_hot(const struct td_render *r, const struct td_hot *h)
+{
+	char self[32], total[32], where[256];
+
+	if (r->format == TD_FORMAT_JSON)
+		return emit_json(r, td_hot_json(h));
+	if (r->format == TD_FORMAT_CSV) {
+		fputs("rank,function,module,file,line,self_samples,total_samples,self,total\n", r->out);
+		for (size_t i = 0; i < h->nr_functions; i++) {
+			const struct td_hot_function *f = &h->functions[i];
+
+			csv_int(r->out, (long long)i + 1, false);
+			csv_text(r->out, f->name, false);
+			csv_text(r->out, f->module, false);
+			csv_text(r->out, f->file, false);
+			csv_int(r->out, f->line, false);
+			csv_int(r->out, (long long)f->self_count, false);
+			csv_int(r->out, (long long)f->total_count, false);
+			csv_number(r->out, f->self_share, false);
+			csv_number(r->out, f->total_share, true);
+		}
+		return;
+	}
+	fprintf(r->out, "Hot functions, %llu %s ", (unsigned long long)h->samples, h->unit);
+	coverage(r, h->nr_runs, h->nr_runs);
+	fprintf(r->out, "\n%4s  %7s %7s  %-40s %s\n", "RANK", "SELF", "TOTAL", "FUNCTION", "WHERE");
+	for (size_t i = 0; i < h->nr_functions; i++) {
+		const struct td_hot_function *f = &h->functions[i];
+
+		fprintf(r->out, "%4zu  %7s %7s  %s%-40s%s %s\n", i + 1, percent(f->self_share, false, self, sizeof(self)),
+			percent(f->total_share, false, total, sizeof(total)), paint(r, RED), f->name, reset(r),
+			hot_location(f, where, sizeof(where)));
+	}
+}
+
+json_t *td_hot_comparison_json(const struct td_hot_comparison *c)
+{
+	json_t *items = json_array();
+
+	for (size_t i = 0; i < c->nr_changes; i++) {
+		const struct td_hot_change *x = &c->changes[i];
+
+		json_array_append_new(items, json_pack("{s:s, s:o, s:o, s:o, s:o}", "function", x->name, "module",
+						       x->module ? json_string(x->module) : json_null(), "base_self",
+						       json_number(x->base_self_share), "self", json_number(x->self_share),
+						       "delta", json_number(x->delta)));
+	}
+	return json_pack("{s:o, s:o, s:o}", "base", td_hot_json(c->base), "current", td_hot_json(c->current),
+			 "changes", items);
+}
+
+/* One side of the comparison's table: the rises, or the falls read from the end. */
+static void hot_changes(const struct td_render *r, const struct td_hot_comparison *c, bool rises, size_t rows)
+{
+	char base[32], now[32];
+	size_t shown = 0;
+
+	for (size_t k = 0; k < c->nr_changes && shown < rows; k++) {
+		const struct td_hot_change *x = &c->changes[rises ? k : c->nr_changes - 1 - k];
+
+		if (rises ? x->delta <= 0 : x->delta >= 0)
+			break;
+		fprintf(r->out, "  %s%+7.1f%s  %7s -> %-7s  %s\n", paint(r, rises ? RED : GREEN), x->delta * 100,
+			reset(r), percent(x->base_self_share, false, base, sizeof(base)),
+			percent(x->self_share, false, now, sizeof(now)), x->name);
+		shown++;
+	}
+	if (!shown)
+		fprintf(r->out, "  (none)\n");
+}
+
+void td_render_hot_comparison(const struct td_render *r, const struct td_hot_comparison *c, size_t rows)
+{
+	if (r->format == TD_FORMAT_JSON)
+		return emit_json(r, td_hot_comparison_json(c));
+	if (r->format == TD_FORMAT_CSV) {
+		fputs("function,module,base_self,self,delta\n", r->out);
+		for (size_t i = 0; i < c->nr_changes; i++) {
+			csv_text(r->out, c->changes[i].name, false);
+			csv_text(r->out, c->changes[i].module, false);
+			csv_number(r->out, c->changes[i].base_self_share, false);
+			csv_number(r->out, c->changes[i].self_share, false);
+			csv_number(r->out, c->changes[i].delta, true);
+		}
+		return;
+	}
+	fprintf(r->out, "Self share of %s, base %llu samples over %zu run%s, current %llu over %zu run%s "
+		"(points of the samples)\n", c->current->unit, (unsigned long long)c->base->samples, c->base->nr_runs,
+		c->base->nr_runs == 1 ? "" : "s", (unsigned long long)c->current->samples, c->current->nr_runs,
+		c->current->nr_runs == 1 ? "" : "s");
+	fprintf(r->out, "hotter:\n");
+	hot_changes(r, c, true, rows ? rows : SIZE_MAX);
+	fprintf(r->out, "cooler:\n");
+	hot_changes(r, c, false, rows ? rows : SIZE_MAX);
+}
+
+void td_render_folded(FILE *out, const struct td_folded_set *set)
+{
+	for (size_t i = 0; i < set->nr_stacks; i++)
+		if (set->stacks[i].count)
+			fprintf(out, "%s %llu\n", set->stacks[i].stack, (unsigned long long)set->stacks[i].count);
+}

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "hot.h"
 #include "query.h"
 
 enum td_format { TD_FORMAT_TABLE, TD_FORMAT_JSON, TD_FORMAT_CSV };
@@ -39,6 +40,14 @@ void td_render_trend(const struct td_render *r, const struct td_trend *t);
 void td_render_comparison(const struct td_render *r, const struct td_comparison *c);
 /* A table or JSON (no CSV: a key's values make no flat table). */
 void td_render_labels(const struct td_render *r, const struct td_label_set *set);
+
+/* Locate. The comparison's table shows at most rows rises and rows falls (0: all). */
+void td_render_hot(const struct td_render *r, const struct td_hot *h);
+void td_render_hot_comparison(const struct td_render *r, const struct td_hot_comparison *c, size_t rows);
+json_t *td_hot_json(const struct td_hot *h);
+json_t *td_hot_comparison_json(const struct td_hot_comparison *c);
+/* Folded stacks as flamegraph.pl and speedscope read them: "a;b;c COUNT" a line. */
+void td_render_folded(FILE *out, const struct td_folded_set *set);
 
 json_t *td_run_summary_json(const struct td_run_summary *s);
 json_t *td_tree_json(const struct td_tree *t);

@@ -33,7 +33,7 @@
 static const struct td_flamegraph_opts plain = { .title = "test", .unit = "samples" };
 
 /* The SVG of stacks[0..n), asserting it drew. */
-static char *render(const struct td_folded_stack *stacks, size_t n, const struct td_flamegraph_opts *opts)
+static char *render(const struct td_folded *stacks, size_t n, const struct td_flamegraph_opts *opts)
 {
 	char *text = NULL, err[256] = "";
 	size_t len = 0;
@@ -49,7 +49,7 @@ static char *render(const struct td_folded_stack *stacks, size_t n, const struct
 }
 
 /* The error of drawing stacks[0..n), asserting nothing was written. */
-static int render_error(const struct td_folded_stack *stacks, size_t n, const struct td_flamegraph_opts *opts,
+static int render_error(const struct td_folded *stacks, size_t n, const struct td_flamegraph_opts *opts,
 			char *err, size_t errlen)
 {
 	char *text = NULL;
@@ -104,7 +104,7 @@ static void fill_of(const char *svg, const char *name, int rgb[3])
 
 static void test_tree_and_widths(void **state)
 {
-	const struct td_folded_stack stacks[] = {
+	const struct td_folded stacks[] = {
 		{ "main;run;hot_a", 70, 0 }, { "main;run;hot_b", 30, 0 }, { "main;run", 0, 0 }, /* weightless: skipped */
 	};
 	char *svg;
@@ -134,7 +134,7 @@ static void test_tree_and_widths(void **state)
 
 static void test_inverted(void **state)
 {
-	const struct td_folded_stack stacks[] = { { "main;run", 1, 0 } };
+	const struct td_folded stacks[] = { { "main;run", 1, 0 } };
 	struct td_flamegraph_opts opts = plain;
 	char *svg;
 
@@ -150,7 +150,7 @@ static void test_inverted(void **state)
 /* 1 in 100001 is 0.012 px of 1180: not drawn, nor its child, and the footer says so. */
 static void test_min_width(void **state)
 {
-	const struct td_folded_stack stacks[] = {
+	const struct td_folded stacks[] = {
 		{ "main;big", 100000, 0 }, { "main;tiny;tinier", 1, 0 }, { "main;small", 100, 0 },
 	};
 	struct td_flamegraph_opts opts = plain;
@@ -172,7 +172,7 @@ static void test_min_width(void **state)
 
 static void test_escaping_and_utf8(void **state)
 {
-	const struct td_folded_stack stacks[] = {
+	const struct td_folded stacks[] = {
 		{ "main;a<b>&\"c'", 10, 0 },
 		{ "main;na\xc3\xafve_\xe6\x97\xa5", 10, 0 },  /* naïve_日: valid, kept */
 		{ "main;bad\xff\xfe;x\xc3", 10, 0 },          /* stray bytes, and a character cut short */
@@ -204,7 +204,7 @@ static void test_escaping_and_utf8(void **state)
 
 static void test_empty_frames(void **state)
 {
-	const struct td_folded_stack stacks[] = { { ";;leaf", 5, 0 }, { "", 1, 0 }, { NULL, 1, 0 }, { "main;", 2, 0 } };
+	const struct td_folded stacks[] = { { ";;leaf", 5, 0 }, { "", 1, 0 }, { NULL, 1, 0 }, { "main;", 2, 0 } };
 	char *svg;
 
 	(void)state;
@@ -220,10 +220,10 @@ static void test_empty_frames(void **state)
 /* Stacks in any order draw the same bytes; siblings come in name order. */
 static void test_deterministic(void **state)
 {
-	const struct td_folded_stack one[] = {
+	const struct td_folded one[] = {
 		{ "main;zeta", 3, 0 }, { "main;alpha;x", 2, 0 }, { "main;alpha", 1, 0 }, { "main;zeta", 4, 0 }, { "mainx", 5, 0 },
 	};
-	const struct td_folded_stack other[] = {
+	const struct td_folded other[] = {
 		{ "mainx", 5, 0 }, { "main;zeta", 4, 0 }, { "main;alpha", 1, 0 }, { "main;zeta", 3, 0 }, { "main;alpha;x", 2, 0 },
 	};
 	char *a, *b, *again;
@@ -245,7 +245,7 @@ static void test_deterministic(void **state)
 static void test_differential(void **state)
 {
 	/* new: hot 80%, cool 10%, same 10%; base: 50%, 35%, 10%, and gone 5% */
-	const struct td_folded_stack stacks[] = {
+	const struct td_folded stacks[] = {
 		{ "main;hot", 80, 50 }, { "main;cool", 10, 35 }, { "main;same", 10, 10 }, { "main;gone", 0, 5 },
 	};
 	struct td_flamegraph_opts opts = plain;
@@ -273,10 +273,10 @@ static void test_differential(void **state)
 
 static void test_errors(void **state)
 {
-	const struct td_folded_stack zero[] = { { "main", 0, 3 } };
-	const struct td_folded_stack huge[] = { { "a", UINT64_MAX, 0 }, { "b", 1, 0 } };
-	const struct td_folded_stack huge_base[] = { { "a", 1, UINT64_MAX }, { "b", 1, 1 } };
-	const struct td_folded_stack no_base[] = { { "a", 1, 0 } };
+	const struct td_folded zero[] = { { "main", 0, 3 } };
+	const struct td_folded huge[] = { { "a", UINT64_MAX, 0 }, { "b", 1, 0 } };
+	const struct td_folded huge_base[] = { { "a", 1, UINT64_MAX }, { "b", 1, 1 } };
+	const struct td_folded no_base[] = { { "a", 1, 0 } };
 	struct td_flamegraph_opts opts = plain;
 	char err[256];
 
@@ -309,17 +309,17 @@ static void test_large(void **state)
 {
 	enum { DEPTH = 5000, WIDE = 20000 };
 	char *deep = malloc(DEPTH * 2 + 1), *svg;
-	struct td_folded_stack *stacks = calloc(WIDE + 1, sizeof(*stacks));
+	struct td_folded *stacks = calloc(WIDE + 1, sizeof(*stacks));
 	char (*names)[16] = calloc(WIDE, sizeof(*names));
 
 	(void)state;
 	for (int i = 0; i < DEPTH; i++)
 		memcpy(deep + 2 * i, "f;", 2);
 	deep[DEPTH * 2 - 1] = '\0';
-	stacks[0] = (struct td_folded_stack){ deep, 1000000, 0 };
+	stacks[0] = (struct td_folded){ deep, 1000000, 0 };
 	for (int i = 0; i < WIDE; i++) {
 		snprintf(names[i], sizeof(names[i]), "w;%d", i);
-		stacks[i + 1] = (struct td_folded_stack){ names[i], 1, 0 };
+		stacks[i + 1] = (struct td_folded){ names[i], 1, 0 };
 	}
 	svg = render(stacks, WIDE + 1, &plain);
 	/* the deep chain, root and w: each of the 20000 leaves is 0.001 px */
@@ -333,7 +333,7 @@ static void test_large(void **state)
 
 /* The graphs tests/browser opens, written where TD_FLAMEGRAPH_OUT says (a
  * directory), else into a temporary one that is removed. */
-static void write_sample(const char *dir, const char *file, const struct td_folded_stack *stacks, size_t n,
+static void write_sample(const char *dir, const char *file, const struct td_folded *stacks, size_t n,
 			 const struct td_flamegraph_opts *opts)
 {
 	char path[4096], err[256];
@@ -350,12 +350,12 @@ static void write_sample(const char *dir, const char *file, const struct td_fold
 static void test_samples(void **state)
 {
 	/* hot_a's subtree is 70% of the total, one match nested in another */
-	const struct td_folded_stack profile[] = {
+	const struct td_folded profile[] = {
 		{ "main;run;hot_a", 40, 0 }, { "main;run;hot_a;memcpy", 20, 0 }, { "main;run;hot_a;hot_a_helper", 10, 0 },
 		{ "main;run;hot_b", 15, 0 }, { "main;run;hot_b;write;[kernel] ksys_write", 5, 0 },
 		{ "main;init;parse<std::string> & \"co\"", 5, 0 }, { "main;init;na\xc3\xafve_\xff", 5, 0 },
 	};
-	const struct td_folded_stack diff[] = {
+	const struct td_folded diff[] = {
 		{ "main;run;hot_a", 60, 30 }, { "main;run;hot_b", 20, 40 }, { "main;run;same", 10, 10 },
 		{ "main;init", 10, 10 }, { "main;init;removed", 0, 10 },
 	};

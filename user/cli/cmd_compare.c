@@ -23,7 +23,8 @@ struct compare_args {
 	struct td_labels labels_a, labels_b;
 	const char *run_a, *run_b;
 	double threshold_pp, alpha;
-	bool fail_on_regression, threads;
+	bool fail_on_regression, threads, hot;
+	const char *thread;           /* --thread, with --hot */
 	long level, top_n;
 };
 
@@ -33,6 +34,8 @@ static const char usage_text[] =
 	"                       [--process NAME] [--last 7d] [OPTIONS]\n"
 	"options: [--threshold PP] [--alpha P] [--fail-on-regression] [--threads] [--level 1..4]\n"
 	"         [--top-n N] [--json | --csv] [--db PATH | --backend postgresql --dsn DSN]\n"
+	"         [--hot [--thread NAME|TID]]: which functions got hotter or cooler (runs collected\n"
+	"         with --sample), by their self share of the samples; --top-n rows each way (default 10)\n"
 	"B is compared against A with Welch's t-test; --threshold (percentage points, default 1)\n"
 	"is the smallest change that counts; --fail-on-regression exits 3 when one is found.\n";
 
@@ -55,6 +58,8 @@ static int own_option(void *args, int opt, const char *arg, char *err, size_t er
 					 errlen);
 	case 'f': a->fail_on_regression = true; return 0;
 	case 'H': a->threads = true; return 0;
+	case 'O': a->hot = true; return 0;
+	case 'h': a->thread = arg; return 0;
 	case 'l': return td_parse_int_range(arg, "--level", 1, 4, &a->level, err, errlen);
 	case 'n': return td_parse_int_range(arg, "--top-n", 1, 1000000, &a->top_n, err, errlen);
 	default: return 0;
@@ -88,6 +93,8 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		{ "alpha", required_argument, NULL, 'a' },
 		{ "fail-on-regression", no_argument, NULL, 'f' },
 		{ "threads", no_argument, NULL, 'H' },
+		{ "hot", no_argument, NULL, 'O' },
+		{ "thread", required_argument, NULL, 'h' },
 		{ "level", required_argument, NULL, 'l' },
 		{ "top-n", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, TD_QUERY_CLI_HELP },
@@ -103,6 +110,12 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		return usage_error(err);
 	if (sides_problem(a, argc - optind))
 		return usage_error(sides_problem(a, argc - optind));
+	if (a->thread && !a->hot)
+		return usage_error("--thread goes with --hot (--threads compares thread names' trees)");
+	if (a->hot && (a->threads || a->fail_on_regression || a->level || a->threshold_pp != DEFAULT_THRESHOLD_PP ||
+		       a->alpha))
+		return usage_error("--hot compares where samples land: --threads, --level, --threshold, --alpha and "
+				   "--fail-on-regression go with the Top-Down comparison");
 	if (optind < argc) {
 		a->run_a = argv[optind];
 		a->run_b = argv[optind + 1];
@@ -110,22 +123,19 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 	return 0;
 }
 
-/* One side's filter: a run id, or the shared filters plus its labels. */
-static int side_filter(struct td_store *store, const struct td_run_filter *shared,
-		       const char *run_text, char id[TD_RUN_ID_LEN], struct td_labels *labels,
-		       struct td_run_filter *side, char *err, size_t errlen)
+/* compare --hot: the same two sides, over where their samples land. */
+static int compare_hot(const struct compare_args *a, struct td_store *store, const struct td_compare_args *args,
+		       const struct td_render *r, char *err, size_t errlen)
 {
-	*side = *shared;
-	if (run_text) {
-		side->run_id = id;
-		return td_store_resolve_run_id(store, run_text, id, err, errlen);
-	}
-	if (td_labels_copy(labels, shared->labels) < 0) {
-		snprintf(err, errlen, "out of memory; free memory and retry");
-		return -ENOMEM;
-	}
-	side->labels = labels;
-	return 0;
+	struct td_query base = { .runs = args->a, .thread = a->thread };
+	struct td_query current = { .runs = args->b, .thread = a->thread };
+	struct td_hot_comparison *c = NULL;
+	int ret = td_compare_hot(store, &base, &current, &c, err, errlen);
+
+	if (ret == 0)
+		td_render_hot_comparison(r, c, a->top_n ? (size_t)a->top_n : 10);
+	td_hot_comparison_free(c);
+	return ret;
 }
 
 /* The comparison on store; TD_EXIT_REGRESSION when one was found and --fail-on-regression. */
@@ -145,9 +155,11 @@ static int compare(struct td_store *store, void *compare_args, char *err, size_t
 	int ret = td_run_selection_filter(&a->cli.sel, store, &shared, err, errlen);
 
 	if (ret == 0)
-		ret = side_filter(store, &shared, a->run_a, id_a, &a->labels_a, &args.a, err, errlen);
+		ret = td_query_cli_side_filter(store, &shared, a->run_a, id_a, &a->labels_a, &args.a, err, errlen);
 	if (ret == 0)
-		ret = side_filter(store, &shared, a->run_b, id_b, &a->labels_b, &args.b, err, errlen);
+		ret = td_query_cli_side_filter(store, &shared, a->run_b, id_b, &a->labels_b, &args.b, err, errlen);
+	if (ret == 0 && a->hot)
+		return compare_hot(a, store, &args, &r, err, errlen);
 	if (ret == 0)
 		ret = td_compare(store, &args, &result, err, errlen);
 	if (ret == 0) {

@@ -26,6 +26,8 @@ enum mode {
 	MODE_RUNS_ABOVE,
 	MODE_THREADS,
 	MODE_TREND,
+	MODE_HOT,
+	MODE_FOLDED,
 };
 
 struct query_args {
@@ -53,7 +55,11 @@ static const char usage_text[] =
 	"  --bottleneck NODE [--min-pct N]  the runs where NODE is at least N percent\n"
 	"  --threads [--sort NODE] [--all-threads]  per thread name, then the busiest threads\n"
 	"                              (every thread with --all-threads or --json), of one run\n"
-	"  --trend NODE [--window 10] [--sigma 3]  NODE over time, anomalies flagged\n";
+	"  --trend NODE [--window 10] [--sigma 3]  NODE over time, anomalies flagged\n"
+	"  --hot                       where the samples land (runs collected with --sample): the\n"
+	"                              functions by self share, with total share and source line\n"
+	"  --folded                    the sampled stacks as folded text (\"group;frame;frame COUNT\"),\n"
+	"                              for flamegraph.pl, speedscope or inferno\n";
 
 static int usage_error(const char *message)
 {
@@ -80,6 +86,8 @@ static int own_option(void *args, int opt, const char *arg, char *err, size_t er
 	case 'b': set_mode(a, MODE_RUNS_ABOVE, arg); return 0;
 	case 'H': set_mode(a, MODE_THREADS, NULL); return 0;
 	case 'R': set_mode(a, MODE_TREND, arg); return 0;
+	case 'O': set_mode(a, MODE_HOT, NULL); return 0;
+	case 'f': set_mode(a, MODE_FOLDED, NULL); return 0;
 	case 'm': a->min_pct_given = true;
 		return td_parse_number(arg, "--min-pct", 0, 100, &a->min_pct, err, errlen);
 	case 's': a->sort = arg; return 0;
@@ -98,8 +106,10 @@ static int own_option(void *args, int opt, const char *arg, char *err, size_t er
 static const char *conflict(const struct query_args *a)
 {
 	if (a->nr_modes > 1)
-		return "give one mode: --bottlenecks, --funnel, --tree, --bottleneck, --threads "
-		       "or --trend";
+		return "give one mode: --bottlenecks, --funnel, --tree, --bottleneck, --threads, "
+		       "--trend, --hot or --folded";
+	if (a->mode == MODE_FOLDED && a->cli.format != TD_FORMAT_TABLE)
+		return "--folded is a text format of its own: leave out --json and --csv";
 	if (a->min_pct_given && a->mode != MODE_RUNS_ABOVE)
 		return "--min-pct goes with --bottleneck NODE";
 	if (a->sort && a->mode != MODE_THREADS)
@@ -126,6 +136,8 @@ static int parse_args(int argc, char **argv, struct query_args *a)
 		{ "sort", required_argument, NULL, 's' },
 		{ "all-threads", no_argument, NULL, 'A' },
 		{ "trend", required_argument, NULL, 'R' },
+		{ "hot", no_argument, NULL, 'O' },
+		{ "folded", no_argument, NULL, 'f' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "sigma", required_argument, NULL, 'g' },
 		{ "thread", required_argument, NULL, 'h' },
@@ -154,6 +166,8 @@ static int run_mode(struct td_store *store, const struct query_args *a, const st
 		struct td_run_matches *matches;
 		struct td_thread_breakdown *threads;
 		struct td_trend *trend;
+		struct td_hot *hot;
+		struct td_folded_set *folded;
 	} res;
 	int ret;
 
@@ -184,6 +198,18 @@ static int run_mode(struct td_store *store, const struct query_args *a, const st
 		if (ret == 0)
 			td_render_trend(r, res.trend);
 		td_trend_free(res.trend);
+		return ret;
+	case MODE_HOT:
+		ret = td_query_hot(store, q, &res.hot, err, errlen);
+		if (ret == 0)
+			td_render_hot(r, res.hot);
+		td_hot_free(res.hot);
+		return ret;
+	case MODE_FOLDED:
+		ret = td_query_folded(store, q, NULL, &res.folded, err, errlen);
+		if (ret == 0)
+			td_render_folded(r->out, res.folded);
+		td_folded_set_free(res.folded);
 		return ret;
 	case MODE_BOTTLENECKS:
 	default:

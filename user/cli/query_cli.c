@@ -96,3 +96,21 @@ int td_query_cli_run(struct td_query_cli *c, const char *command,
 	td_store_close(store);
 	return ret < 0 ? td_query_cli_fail(command, ret, err) : ret;
 }
+
+/* One side's filter: a run id, or the shared filters plus its labels. */
+int td_query_cli_side_filter(struct td_store *store, const struct td_run_filter *shared,
+			     const char *run_text, char id[TD_RUN_ID_LEN], struct td_labels *labels,
+			     struct td_run_filter *side, char *err, size_t errlen)
+{
+	*side = *shared;
+	if (run_text) {
+		side->run_id = id;
+		return td_store_resolve_run_id(store, run_text, id, err, errlen);
+	}
+	if (td_labels_copy(labels, shared->labels) < 0) {
+		snprintf(err, errlen, "out of memory; free memory and retry");
+		return -ENOMEM;
+	}
+	side->labels = labels;
+	return 0;
+}

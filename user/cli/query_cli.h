@@ -75,4 +75,13 @@ int td_query_cli_fail(const char *command, int ret, const char *err);
 int td_query_cli_run(struct td_query_cli *c, const char *command,
 		     int (*work)(struct td_store *store, void *args, char *err, size_t errlen), void *args);
 
+/*
+ * One side of a comparison (compare, flamegraph): the run run_text names
+ * (resolved into id), or, without one, the shared filter plus its own
+ * labels (copied into labels, which side then points at).
+ */
+int td_query_cli_side_filter(struct td_store *store, const struct td_run_filter *shared, const char *run_text,
+			     char id[TD_RUN_ID_LEN], struct td_labels *labels, struct td_run_filter *side,
+			     char *err, size_t errlen);
+
 #endif

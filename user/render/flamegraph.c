@@ -586,7 +586,7 @@ static void put_svg(FILE *out, const struct graph *g, const struct td_flamegraph
 }
 
 /* Checks and normalises the stacks into entries[], with the totals. */
-static int read_stacks(const struct td_folded_stack *stacks, size_t n, bool differential, struct entry *entries,
+static int read_stacks(const struct td_folded *stacks, size_t n, bool differential, struct entry *entries,
 		       size_t *nr, struct graph *g, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -616,7 +616,7 @@ static int read_stacks(const struct td_folded_stack *stacks, size_t n, bool diff
 	return 0;
 }
 
-int td_flamegraph_svg(FILE *out, const struct td_folded_stack *stacks, size_t n,
+int td_flamegraph_svg(FILE *out, const struct td_folded *stacks, size_t n,
 		      const struct td_flamegraph_opts *opts, char *err, size_t errlen)
 {
 	struct graph g = { 0 };

@@ -35,17 +35,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hot.h"
+
 /*
- * One folded stack: frames outermost first joined by ';'
- * ("main;run;hot_a"), and its weight. In a differential graph base_count
- * is the weight in the base set and count in the new set; otherwise
- * base_count is ignored. A stack that weighs 0 (in both sets) is skipped.
+ * The stacks are struct td_folded (user/query/hot.h): frames outermost
+ * first joined by ';' ("main;run;hot_a"), and their weight. In a
+ * differential graph base_count is the weight in the base set and count
+ * in the new set; otherwise base_count is ignored. A stack that weighs 0
+ * (in both sets) is skipped.
  */
-struct td_folded_stack {
-	const char *stack;
-	uint64_t count;
-	uint64_t base_count;
-};
 
 struct td_flamegraph_opts {
 	const char *title;   /* "topdown: cpu-clock, branch=main"; NULL: "Flame graph" */
@@ -64,7 +62,7 @@ struct td_flamegraph_opts {
  * options out of range, -ENOMEM, -EIO when out could not be written.
  * Nothing is written on an error found before drawing.
  */
-int td_flamegraph_svg(FILE *out, const struct td_folded_stack *stacks, size_t n,
+int td_flamegraph_svg(FILE *out, const struct td_folded *stacks, size_t n,
 		      const struct td_flamegraph_opts *opts, char *err, size_t errlen);
 
 #endif

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * topdown flamegraph: the sampled stacks of the selected runs as one
+ * self-contained, interactive SVG (user/render/flamegraph.c). Two runs,
+ * or two label sets, give a differential graph: widths from the second
+ * set, red where a frame took a larger share of the samples than in the
+ * first, blue where a smaller one.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "flamegraph.h"
+#include "hot.h"
+#include "parse.h"
+#include "query_cli.h"
+
+struct flamegraph_args {
+	struct td_query_cli cli;
+	struct td_labels labels_a, labels_b;
+	const char *run_a, *run_b;
+	const char *thread, *output, *title;
+	bool inverted;
+	long width;
+};
+
+static const char usage_text[] =
+	"usage: topdown flamegraph [--label key=value]... [--process NAME] [--last 24h] [--run-id ID]\n"
+	"                          [--thread NAME|TID] [--output FILE] [--title TEXT] [--inverted] [--width PX]\n"
+	"       topdown flamegraph RUN_A RUN_B [...]        differential: B against A\n"
+	"       topdown flamegraph --label-a key=value... --label-b key=value... [...]\n"
+	"Draws where the samples of runs collected with --sample landed, as an SVG that a browser\n"
+	"zooms (click), searches (Ctrl-F or /) and flips (icicle); without --output (or with\n--output -) it goes to stdout.\n";
+
+static int usage_error(const char *message)
+{
+	fprintf(stderr, "topdown flamegraph: %s (topdown flamegraph --help lists the options)\n", message);
+	return TD_EXIT_USAGE;
+}
+
+static int own_option(void *args, int opt, const char *arg, char *err, size_t errlen)
+{
+	struct flamegraph_args *a = args;
+
+	switch (opt) {
+	case 'A': return td_labels_parse_arg(&a->labels_a, arg, err, errlen);
+	case 'Z': return td_labels_parse_arg(&a->labels_b, arg, err, errlen);
+	case 'h': a->thread = arg; return 0;
+	case 'o': a->output = arg; return 0;
+	case 'T': a->title = arg; return 0;
+	case 'i': a->inverted = true; return 0;
+	case 'w': return td_parse_int_range(arg, "--width", 200, 100000, &a->width, err, errlen);
+	default: return 0;
+	}
+}
+
+/* One set (no operands, no --label-a/b), or two: by run ids or by label sets. */
+static const char *sides_problem(const struct flamegraph_args *a, int nr_args)
+{
+	bool by_labels = a->labels_a.count || a->labels_b.count;
+
+	if (by_labels && nr_args)
+		return "name the sides either by two run ids or by --label-a and --label-b, not both";
+	if (by_labels && (!a->labels_a.count || !a->labels_b.count))
+		return "give both --label-a and --label-b";
+	if (nr_args != 0 && nr_args != 2)
+		return "a differential graph takes two run ids (topdown flamegraph RUN_A RUN_B)";
+	if ((nr_args || by_labels) && a->cli.sel.run_id)
+		return "--run-id selects one set: a differential graph names its two runs as arguments";
+	return NULL;
+}
+
+static int parse_args(int argc, char **argv, struct flamegraph_args *a)
+{
+	static const struct option options[] = {
+		TD_QUERY_CLI_OPTIONS,
+		{ "label-a", required_argument, NULL, 'A' },
+		{ "label-b", required_argument, NULL, 'Z' },
+		{ "thread", required_argument, NULL, 'h' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "title", required_argument, NULL, 'T' },
+		{ "inverted", no_argument, NULL, 'i' },
+		{ "width", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, TD_QUERY_CLI_HELP },
+		{ 0 }
+	};
+	char err[512] = "";
+	int ret = td_query_cli_parse(&a->cli, argc, argv, options, usage_text, own_option, a, true, err, sizeof(err));
+
+	if (ret == TD_QUERY_CLI_HELP_SHOWN)
+		return -1;
+	if (ret)
+		return usage_error(err);
+	if (a->cli.format != TD_FORMAT_TABLE)
+		return usage_error("a flame graph is an SVG: --json and --csv do not apply (topdown query --hot --json does)");
+	if (sides_problem(a, argc - optind))
+		return usage_error(sides_problem(a, argc - optind));
+	if (optind < argc) {
+		a->run_a = argv[optind];
+		a->run_b = argv[optind + 1];
+	}
+	return 0;
+}
+
+/* The title a graph gets unless --title names one: the event and what was selected. */
+static void default_title(const struct flamegraph_args *a, const struct td_folded_set *set, char *buf, size_t len)
+{
+	size_t used = (size_t)snprintf(buf, len, "topdown: %s%s", set->event, set->nr_base_runs ? ", differential" : "");
+
+	for (size_t i = 0; i < a->cli.sel.labels.count && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s %s=%s", i ? "," : ",", a->cli.sel.labels.items[i].key,
+					 a->cli.sel.labels.items[i].value);
+	if (a->thread && used < len)
+		snprintf(buf + used, len - used, ", thread %s", a->thread);
+}
+
+/* Writes to a temporary file beside the output and renames it: no partial SVG is ever left. */
+static int write_svg(const struct flamegraph_args *a, const struct td_folded_set *set, char *err, size_t errlen)
+{
+	char title[512], tmp[4096];
+	struct td_flamegraph_opts opts = { .unit = set->unit, .differential = set->nr_base_runs > 0,
+					   .inverted = a->inverted, .width_px = (unsigned)a->width };
+	bool to_stdout = !a->output || strcmp(a->output, "-") == 0;
+	FILE *out = stdout;
+	int ret, fd = -1;
+
+	if (a->title)
+		opts.title = a->title;
+	else {
+		default_title(a, set, title, sizeof(title));
+		opts.title = title;
+	}
+	if (!to_stdout) {
+		snprintf(tmp, sizeof(tmp), "%s.XXXXXX", a->output);
+		fd = mkstemp(tmp);
+		out = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (!out) {
+			snprintf(err, errlen, "cannot write '%s': %s; choose a writable path with --output", a->output,
+				 strerror(errno));
+			if (fd >= 0)
+				close(fd), unlink(tmp);
+			return -errno;
+		}
+	}
+	ret = td_flamegraph_svg(out, set->stacks, set->nr_stacks, &opts, err, errlen);
+	if (to_stdout)
+		return ret;
+	if (!ret && fchmod(fd, 0644)) /* mkstemp's 0600 is for the temporary name only */
+		ret = -errno;
+	if (fclose(out) && !ret) {
+		snprintf(err, errlen, "cannot write '%s': %s", a->output, strerror(errno));
+		ret = -EIO;
+	}
+	if (!ret && rename(tmp, a->output)) {
+		snprintf(err, errlen, "cannot write '%s': %s; choose a writable path with --output", a->output, strerror(errno));
+		ret = -errno;
+	}
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+static int flamegraph(struct td_store *store, void *args, char *err, size_t errlen)
+{
+	struct flamegraph_args *a = args;
+	struct td_query q = { .thread = a->thread }, base = { .thread = a->thread };
+	char id_a[TD_RUN_ID_LEN], id_b[TD_RUN_ID_LEN];
+	bool differential = a->run_a || a->labels_a.count;
+	struct td_folded_set *set = NULL;
+	struct td_run_filter shared;
+	int ret = td_run_selection_filter(&a->cli.sel, store, &shared, err, errlen);
+
+	q.runs = shared;
+	if (!ret && differential)
+		ret = td_query_cli_side_filter(store, &shared, a->run_a, id_a, &a->labels_a, &base.runs, err, errlen);
+	if (!ret && differential)
+		ret = td_query_cli_side_filter(store, &shared, a->run_b, id_b, &a->labels_b, &q.runs, err, errlen);
+	if (!ret)
+		ret = td_query_folded(store, &q, differential ? &base : NULL, &set, err, errlen);
+	if (!ret)
+		ret = write_svg(a, set, err, errlen);
+	if (!ret && a->output && strcmp(a->output, "-") != 0)
+		fprintf(stderr, "topdown flamegraph: %s: %zu stacks, %llu %s over %zu run%s\n", a->output, set->nr_stacks,
+			(unsigned long long)set->samples, set->unit, set->nr_runs, set->nr_runs == 1 ? "" : "s");
+	td_folded_set_free(set);
+	return ret;
+}
+
+int td_cmd_flamegraph(int argc, char **argv)
+{
+	struct flamegraph_args a = { 0 };
+	int ret;
+
+	td_query_cli_init(&a.cli, &argc, argv);
+	td_labels_init(&a.labels_a);
+	td_labels_init(&a.labels_b);
+	ret = parse_args(argc, argv, &a);
+	if (ret == 0)
+		ret = td_query_cli_run(&a.cli, "flamegraph", flamegraph, &a);
+	td_labels_free(&a.labels_a);
+	td_labels_free(&a.labels_b);
+	td_query_cli_release(&a.cli);
+	return ret < 0 ? 0 : ret;
+}

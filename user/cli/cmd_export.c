@@ -110,40 +110,19 @@ static int write_runs(struct td_store *store, const struct td_run_summary *runs,
 	return ret;
 }
 
-/* --output: a temporary file beside it, renamed over it once complete. */
-static int export_to_file(struct td_store *store, const struct td_run_summary *runs,
-			  size_t count, const struct export_args *a, char *err, size_t errlen)
-{
-	char tmp[PATH_MAX];
-	FILE *out;
-	int fd, ret;
+/* What td_query_cli_write_output writes: the runs listed. */
+struct export_job {
+	struct td_store *store;
+	const struct td_run_summary *runs;
+	size_t count;
+	enum td_format format;
+};
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", a->output) >= sizeof(tmp)) {
-		snprintf(err, errlen, "the --output path is too long");
-		return -ENAMETOOLONG;
-	}
-	fd = mkstemp(tmp);
-	out = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!out) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot write '%s': %s; pass --output with a writable path",
-			 a->output, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return ret;
-	}
-	ret = write_runs(store, runs, count, a->cli.format, out, err, errlen);
-	if (fclose(out) != 0 && ret == 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot write '%s': %s", a->output, strerror(errno));
-	}
-	if (ret == 0 && rename(tmp, a->output) != 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot create '%s': %s", a->output, strerror(errno));
-	}
-	if (ret < 0)
-		unlink(tmp);
-	return ret;
+static int write_job(FILE *out, void *ctx, char *err, size_t errlen)
+{
+	const struct export_job *job = ctx;
+
+	return write_runs(job->store, job->runs, job->count, job->format, out, err, errlen);
 }
 
 static int export_runs(struct td_store *store, void *args, char *err, size_t errlen)
@@ -156,10 +135,9 @@ static int export_runs(struct td_store *store, void *args, char *err, size_t err
 
 	if (ret == 0)
 		ret = td_store_list_runs(store, &filter, &runs, &count, err, errlen);
-	if (ret == 0 && a->output)
-		ret = export_to_file(store, runs, count, a, err, errlen);
-	else if (ret == 0)
-		ret = write_runs(store, runs, count, a->cli.format, stdout, err, errlen);
+	if (ret == 0)
+		ret = td_query_cli_write_output(a->output, write_job,
+						&(struct export_job){ store, runs, count, a->cli.format }, err, errlen);
 	td_run_summaries_free(runs, count);
 	return ret;
 }

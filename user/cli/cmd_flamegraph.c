@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -119,50 +118,16 @@ static void default_title(const struct flamegraph_args *a, const struct td_folde
 		snprintf(buf + used, len - used, ", thread %s", a->thread);
 }
 
-/* Writes to a temporary file beside the output and renames it: no partial SVG is ever left. */
-static int write_svg(const struct flamegraph_args *a, const struct td_folded_set *set, char *err, size_t errlen)
-{
-	char title[512], tmp[4096];
-	struct td_flamegraph_opts opts = { .unit = set->unit, .differential = set->nr_base_runs > 0,
-					   .inverted = a->inverted, .width_px = (unsigned)a->width };
-	bool to_stdout = !a->output || strcmp(a->output, "-") == 0;
-	FILE *out = stdout;
-	int ret, fd = -1;
+struct svg_job {
+	const struct td_folded_set *set;
+	const struct td_flamegraph_opts *opts;
+};
 
-	if (a->title)
-		opts.title = a->title;
-	else {
-		default_title(a, set, title, sizeof(title));
-		opts.title = title;
-	}
-	if (!to_stdout) {
-		snprintf(tmp, sizeof(tmp), "%s.XXXXXX", a->output);
-		fd = mkstemp(tmp);
-		out = fd >= 0 ? fdopen(fd, "w") : NULL;
-		if (!out) {
-			snprintf(err, errlen, "cannot write '%s': %s; choose a writable path with --output", a->output,
-				 strerror(errno));
-			if (fd >= 0)
-				close(fd), unlink(tmp);
-			return -errno;
-		}
-	}
-	ret = td_flamegraph_svg(out, set->stacks, set->nr_stacks, &opts, err, errlen);
-	if (to_stdout)
-		return ret;
-	if (!ret && fchmod(fd, 0644)) /* mkstemp's 0600 is for the temporary name only */
-		ret = -errno;
-	if (fclose(out) && !ret) {
-		snprintf(err, errlen, "cannot write '%s': %s", a->output, strerror(errno));
-		ret = -EIO;
-	}
-	if (!ret && rename(tmp, a->output)) {
-		snprintf(err, errlen, "cannot write '%s': %s; choose a writable path with --output", a->output, strerror(errno));
-		ret = -errno;
-	}
-	if (ret)
-		unlink(tmp);
-	return ret;
+static int write_svg(FILE *out, void *ctx, char *err, size_t errlen)
+{
+	const struct svg_job *job = ctx;
+
+	return td_flamegraph_svg(out, job->set->stacks, job->set->nr_stacks, job->opts, err, errlen);
 }
 
 static int flamegraph(struct td_store *store, void *args, char *err, size_t errlen)
@@ -182,8 +147,18 @@ static int flamegraph(struct td_store *store, void *args, char *err, size_t errl
 		ret = td_query_cli_side_filter(store, &shared, a->run_b, id_b, &a->labels_b, &q.runs, err, errlen);
 	if (!ret)
 		ret = td_query_folded(store, &q, differential ? &base : NULL, &set, err, errlen);
-	if (!ret)
-		ret = write_svg(a, set, err, errlen);
+	if (!ret) {
+		struct td_flamegraph_opts opts = { .title = a->title, .unit = set->unit,
+						   .differential = set->nr_base_runs > 0, .inverted = a->inverted,
+						   .width_px = (unsigned)a->width };
+		char title[512];
+
+		if (!opts.title) {
+			default_title(a, set, title, sizeof(title));
+			opts.title = title;
+		}
+		ret = td_query_cli_write_output(a->output, write_svg, &(struct svg_job){ set, &opts }, err, errlen);
+	}
 	if (!ret && a->output && strcmp(a->output, "-") != 0)
 		fprintf(stderr, "topdown flamegraph: %s: %zu stacks, %llu %s over %zu run%s\n", a->output, set->nr_stacks,
 			(unsigned long long)set->samples, set->unit, set->nr_runs, set->nr_runs == 1 ? "" : "s");

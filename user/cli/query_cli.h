@@ -10,6 +10,7 @@
 #define TOPDOWN_QUERY_CLI_H
 
 #include <getopt.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -74,6 +75,14 @@ int td_query_cli_fail(const char *command, int ret, const char *err);
  */
 int td_query_cli_run(struct td_query_cli *c, const char *command,
 		     int (*work)(struct td_store *store, void *args, char *err, size_t errlen), void *args);
+
+/*
+ * --output: write fills out; with a path (not NULL nor "-") the file
+ * appears only once complete, written to a temporary name beside it and
+ * renamed over it, and nothing is left behind on a failure.
+ */
+typedef int (*td_output_fn)(FILE *out, void *ctx, char *err, size_t errlen);
+int td_query_cli_write_output(const char *path, td_output_fn write, void *ctx, char *err, size_t errlen);
 
 /*
  * One side of a comparison (compare, flamegraph): the run run_text names

@@ -157,7 +157,7 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 
 $(WORKLOAD): tests/workload/workload.c
 	@mkdir -p $(@D)
-	$(CC) -O1 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -o $@ $< -lpthread
+	$(CC) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer $(WARN) -std=gnu11 -D_GNU_SOURCE -o $@ $< -lpthread
 
 $(OUT)/tests/%: tests/%.c tests/*.h $(LIB)
 	@mkdir -p $(@D)

@@ -9,7 +9,11 @@
  *   short_N      threads that live for a few milliseconds of CPU and exit
  *   split_a/b    with --split: locate's truth, a known split of each thread's
  *                instructions between functions (see split_a)
+ *   deep         with --deep N: spins N calls deep in recurse(), deeper than
+ *                the kernel keeps a stack when N is above 127
  *
+ * It is built with frame pointers, as a profiled program should be, so
+ * that sampled stacks reach main.
  * Every measured thread reads its own CLOCK_THREAD_CPUTIME_ID as its last act and
  * the report (--report FILE) lists "tid comm cpu_ns" per thread.
  */
@@ -41,6 +45,7 @@ static struct {
 	bool wait_start;
 	long long known_loop;
 	bool split;
+	int deep;
 	const char *report;
 } cfg = { .duration_ms = 2000, .io_threads = 2, .io_period_us = 1000, .io_work_us = 20,
 	  .short_threads = 0, .short_work_us = 3000 };
@@ -152,19 +157,25 @@ static void *known_loop(void *arg)
  * each a function of its own, never inlined or merged with its twins.
  */
 #define SPLIT_CHUNK 100000ull /* turns of a loop per call: ~30 us */
+/* A local on the stack, so that even these leaves set up a frame and a
+ * sampled stack reaches their caller. */
+#define SPLIT_FRAME volatile int framed = 1; (void)framed
 
 __attribute__((noipa)) void hot_a(unsigned long long n)
 {
+	SPLIT_FRAME;
 	COUNT_DOWN(n);
 }
 
 __attribute__((noipa)) void hot_b(unsigned long long n)
 {
+	SPLIT_FRAME;
 	COUNT_DOWN(n);
 }
 
 __attribute__((noipa)) void hot_c(unsigned long long n)
 {
+	SPLIT_FRAME;
 	COUNT_DOWN(n);
 }
 
@@ -186,6 +197,30 @@ static void *split_b(void *arg)
 	pthread_setname_np(pthread_self(), "split_b");
 	while (!atomic_load_explicit(&stop, memory_order_relaxed))
 		hot_c(10 * SPLIT_CHUNK);
+	record_self();
+	return NULL;
+}
+
+/* --deep: the spin at the bottom of depth calls. The addition after the call keeps it a real call. */
+__attribute__((noipa)) unsigned long long recurse(int depth)
+{
+	unsigned long long n = 0;
+
+	if (depth == 0) {
+		while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+			n = SPLIT_CHUNK;
+			COUNT_DOWN(n);
+		}
+		return n;
+	}
+	return recurse(depth - 1) + 1;
+}
+
+static void *deep(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "deep");
+	sink = recurse(cfg.deep);
 	record_self();
 	return NULL;
 }
@@ -233,6 +268,7 @@ static int parse_args(int argc, char **argv)
 		{ "wait-start", no_argument, NULL, 'W' },
 		{ "known-loop", required_argument, NULL, 'k' },
 		{ "split", no_argument, NULL, 'S' },
+		{ "deep", required_argument, NULL, 'D' },
 		{ "report", required_argument, NULL, 'r' },
 		{ 0 }
 	};
@@ -249,15 +285,17 @@ static int parse_args(int argc, char **argv)
 		case 'W': cfg.wait_start = true; break;
 		case 'k': cfg.known_loop = atoll(optarg); break;
 		case 'S': cfg.split = true; break;
+		case 'D': cfg.deep = atoi(optarg); break;
 		case 'r': cfg.report = optarg; break;
 		default:
 			fprintf(stderr, "usage: td-workload [--duration-ms N] [--io-threads N] [--io-period-us N] [--io-work-us N] "
-				"[--short-threads N] [--short-work-us N] [--wait-start] [--known-loop N] [--split] [--report FILE]\n");
+				"[--short-threads N] [--short-work-us N] [--wait-start] [--known-loop N] [--split] [--deep N] [--report FILE]\n");
 			return -1;
 		}
 	}
 	if (cfg.duration_ms <= 0 || cfg.io_threads < 0 || cfg.io_threads > 64 || cfg.short_threads < 0 ||
-	    cfg.io_period_us <= 0 || cfg.io_work_us <= 0 || cfg.short_work_us <= 0 || cfg.known_loop < 0) {
+	    cfg.io_period_us <= 0 || cfg.io_work_us <= 0 || cfg.short_work_us <= 0 || cfg.known_loop < 0 ||
+	    cfg.deep < 0 || cfg.deep > 100000) {
 		fprintf(stderr, "td-workload: every number must be positive (at most 64 io threads)\n");
 		return -1;
 	}
@@ -266,13 +304,13 @@ static int parse_args(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	pthread_t spin, spawn, io[64], loop, split[2];
+	pthread_t spin, spawn, io[64], loop, split[2], deep_thread;
 	struct timespec run;
 	char go;
 
 	if (parse_args(argc, argv))
 		return 2;
-	results = calloc(cfg.short_threads + cfg.io_threads + 6, sizeof(*results));
+	results = calloc(cfg.short_threads + cfg.io_threads + 7, sizeof(*results));
 	if (!results)
 		return 1;
 	/* --wait-start: block until a byte (or EOF) on stdin, so a collector can attach first. */
@@ -288,6 +326,14 @@ int main(int argc, char **argv)
 		pthread_create(&split[0], NULL, split_a, NULL);
 		pthread_create(&split[1], NULL, split_b, NULL);
 	}
+	if (cfg.deep) {
+		pthread_attr_t attr;
+
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 1024 * 1024 + (size_t)cfg.deep * 256);
+		pthread_create(&deep_thread, &attr, deep, NULL);
+		pthread_attr_destroy(&attr);
+	}
 
 	run.tv_sec = cfg.duration_ms / 1000;
 	run.tv_nsec = cfg.duration_ms % 1000 * 1000000;
@@ -299,6 +345,8 @@ int main(int argc, char **argv)
 	pthread_join(spin, NULL);
 	for (int i = 0; cfg.split && i < 2; i++)
 		pthread_join(split[i], NULL);
+	if (cfg.deep)
+		pthread_join(deep_thread, NULL);
 	for (int i = 0; i < cfg.io_threads; i++)
 		pthread_join(io[i], NULL);
 	return cfg.report ? write_report(cfg.report) : 0;

@@ -414,6 +414,8 @@ static int fold_profile(struct folded_builder *b, const struct td_profile *p, co
 		*samples += st->count;
 		td_thread_group_name(st->comm, group, sizeof(group));
 		ret = line_add(b, &len, group[0] ? group : "[unnamed]");
+		if (!ret && st->truncated) /* its outermost frames are missing: the marker stands for them */
+			ret = line_add(b, &len, ";[truncated]");
 		for (uint32_t f = 0; !ret && f < st->nr_frames; f++) {
 			/* ';' separates frames: a name holding one would split in two */
 			td_frame_name(&p->frames[st->frames[f]], name, sizeof(name));
@@ -423,8 +425,6 @@ static int fold_profile(struct folded_builder *b, const struct td_profile *p, co
 			if (!ret)
 				ret = line_add(b, &len, name);
 		}
-		if (!ret && st->truncated)
-			ret = line_add(b, &len, ";[truncated]");
 		at = ret ? ret : name_index_get(&b->stacks, b->line, &added);
 		if (at < 0) {
 			ret = (int)at;

@@ -967,6 +967,8 @@ struct td_symbolizer *td_symbolizer_new(const struct td_symbolizer_opts *opts, c
 		return NULL;
 	}
 	sym->callbacks.find_elf = dwfl_build_id_find_elf;
+	/* Only a relocatable file (never mapped by a real process) asks for it. */
+	sym->callbacks.section_address = dwfl_offline_section_address;
 	sym->callbacks.find_debuginfo = opts && opts->use_debuginfod ? dwfl_standard_find_debuginfo
 								   : dwfl_build_id_find_debuginfo;
 	return sym;

@@ -54,6 +54,7 @@ struct ksym {
 	uint64_t addr;
 	const char *name; /* into td_symbolizer.ktext */
 	uint32_t module;  /* index into kmods; 0: the kernel */
+	uint32_t seq;     /* line order: of aliases at one address, the first listed wins */
 };
 
 struct kmod {
@@ -854,7 +855,9 @@ static int kallsyms_line(char *line, size_t len, size_t lineno, void *ctx)
 	if (!ks)
 		return -ENOMEM;
 	sym->ksyms = ks;
-	sym->ksyms[sym->nr_ksyms++] = (struct ksym){ .addr = e.addr, .name = e.name, .module = mod };
+	sym->ksyms[sym->nr_ksyms] = (struct ksym){ .addr = e.addr, .name = e.name, .module = mod,
+						    .seq = (uint32_t)sym->nr_ksyms };
+	sym->nr_ksyms++;
 	return 0;
 }
 
@@ -862,7 +865,9 @@ static int cmp_ksym(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* A missing or unreadable kallsyms leaves kernel frames unresolved; only memory fails. */
@@ -922,6 +927,8 @@ int td_symbolize_kernel(struct td_symbolizer *sym, uint64_t addr, struct td_fram
 		const struct kmod *km;
 
 		ks = &sym->ksyms[lo - 1];
+		while (ks > sym->ksyms && ks[-1].addr == ks->addr)
+			ks--;
 		km = &sym->kmods[ks->module];
 		if (!fill_frame(frame, ks->name, km->name, addr >= km->base ? addr - km->base : 0, NULL, 0))
 			return -ENOMEM;
@@ -960,6 +967,8 @@ struct td_symbolizer *td_symbolizer_new(const struct td_symbolizer_opts *opts, c
 		return NULL;
 	}
 	sym->callbacks.find_elf = dwfl_build_id_find_elf;
+	/* Only a relocatable file (never mapped by a real process) asks for it. */
+	sym->callbacks.section_address = dwfl_offline_section_address;
 	sym->callbacks.find_debuginfo = opts && opts->use_debuginfod ? dwfl_standard_find_debuginfo
 								   : dwfl_build_id_find_debuginfo;
 	return sym;

@@ -302,6 +302,49 @@ static void test_deep_recursion_truncated(void **state)
 	e2e_workload_unlink(path);
 }
 
+/* The agent samples too: each window's run holds its own process's stacks, resolved. */
+static void test_agent_samples_per_process(void **state)
+{
+	char path[4096], spool[] = "/tmp/td-locate-spool-XXXXXX";
+	struct cli_result r;
+	json_t *a;
+	int go, fd = mkstemp(spool);
+	pid_t child;
+
+	(void)state;
+	e2e_require_bpf();
+	close(fd);
+	unlink(spool);
+	e2e_workload_link("td-wl-agent", path, sizeof(path));
+	child = e2e_spawn_workload_at(path, &go, NULL, "--duration-ms", "4000", "--io-threads", "0", "--split", NULL);
+	assert_int_equal(write(go, "g", 1), 1);
+	close(go);
+	{
+		const char *args[] = { "agent", "--process", "td-wl-agent", "--every", "2s", "--windows", "1", "--sample",
+				       "--sample-freq", "499", "--label", "test=agent-locate", "--spool", spool,
+				       "--db", db_path, NULL };
+		run_topdown(&r, args);
+	}
+	waitpid(child, NULL, 0);
+	unlink(spool);
+	if (r.status != 0)
+		fail_msg("agent failed (%d): %s", r.status, r.err);
+	{
+		const char *args[] = { "query", "--hot", "--label", "test=agent-locate", "--thread", "split_a", "--json",
+				       "--db", db_path, NULL };
+		run_topdown(&r, args);
+	}
+	assert_int_equal(r.status, 0);
+	a = json_loads(r.out, 0, NULL);
+	assert_non_null(a);
+	assert_int_equal(json_integer_value(json_object_get(a, "runs")), 1);
+	print_message("  agent window: split_a hot_a %.1f%% hot_b %.1f%%\n", self_share(a, "hot_a") * 100,
+		      self_share(a, "hot_b") * 100);
+	assert_true(self_share(a, "hot_a") > 0.5 && self_share(a, "hot_b") > 0.15);
+	json_decref(a);
+	e2e_workload_unlink(path);
+}
+
 /* Bad input: one line naming the problem, a non-zero exit, nothing stored. */
 static void test_bad_sampling_input(void **state)
 {
@@ -394,6 +437,7 @@ int main(void)
 		cmocka_unit_test(test_stripped_binary_shows_offsets),
 		cmocka_unit_test(test_process_exiting_mid_run),
 		cmocka_unit_test(test_deep_recursion_truncated),
+		cmocka_unit_test(test_agent_samples_per_process),
 	};
 
 	e2e_filter_tests();

@@ -129,12 +129,50 @@ static void test_frame_list_text(void **state)
 	assert_int_equal(td_frame_list_from_text(NULL, 10, &back, &nr), -EIO);
 }
 
+/* One process's stacks, with only the frames they use, renumbered. */
+static void test_subset_per_process(void **state)
+{
+	struct td_profile *p = td_profile_new(), *one, *all;
+	uint32_t a[] = { 0, 1 }, b[] = { 2, 1 }, lost[] = { 3 };
+
+	(void)state;
+	p->event = strdup("cpu-clock");
+	p->unit = strdup("cpu-clock samples");
+	p->frequency_hz = 99;
+	td_profile_intern_frame(p, &(struct td_frame){ .function = "main_a" });
+	td_profile_intern_frame(p, &(struct td_frame){ .function = "shared", .file = "s.c", .line = 3 });
+	td_profile_intern_frame(p, &(struct td_frame){ .function = "main_b" });
+	td_profile_intern_frame(p, &(struct td_frame){ .function = TD_FRAME_STACK_LOST });
+	td_profile_add_stack(p, &(struct td_profile_stack){ .tid = 10, .pid = 10, .count = 5, .nr_frames = 2, .frames = a });
+	td_profile_add_stack(p, &(struct td_profile_stack){ .tid = 20, .pid = 20, .count = 7, .nr_frames = 2, .frames = b });
+	td_profile_add_stack(p, &(struct td_profile_stack){ .tid = 21, .pid = 20, .count = 2, .nr_frames = 1, .frames = lost });
+
+	one = td_profile_subset(p, 20);
+	assert_non_null(one);
+	assert_string_equal(one->event, "cpu-clock");
+	assert_int_equal(one->frequency_hz, 99);
+	assert_int_equal(one->nr_stacks, 2);
+	assert_int_equal(one->nr_frames, 3); /* main_b, shared, the marker; not main_a */
+	assert_string_equal(one->frames[one->stacks[0].frames[0]].function, "main_b");
+	assert_string_equal(one->frames[one->stacks[0].frames[1]].function, "shared");
+	assert_int_equal(one->frames[one->stacks[0].frames[1]].line, 3);
+	assert_int_equal(one->samples, 9);
+	assert_int_equal(one->lost_samples, 2);
+	all = td_profile_subset(p, 0);
+	assert_int_equal(all->nr_stacks, 3);
+	assert_int_equal(all->samples, 14);
+	td_profile_free(one);
+	td_profile_free(all);
+	td_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frames_deduplicated),
 		cmocka_unit_test(test_stacks_merge_per_thread),
 		cmocka_unit_test(test_frame_list_text),
+		cmocka_unit_test(test_subset_per_process),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

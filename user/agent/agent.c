@@ -21,6 +21,7 @@
 #include "collector.h"
 #include "exporter.h"
 #include "format.h"
+#include "locate.h"
 #include "procmatch.h"
 #include "run.h"
 #include "sink.h"
@@ -50,8 +51,12 @@ struct td_agent {
 	bool store_reachable;   /* at the last write, as the log last said */
 	bool bpf_timed;         /* the kernel times the BPF programs (td_collector_bpf_run_ns) */
 	uint64_t lost_threads;  /* the collector's count at the last window's end */
+	uint64_t lost_samples;  /* locate: the collector's count at the last window's end */
 	uint64_t cpu_ns, bpf_ns; /* the agent's and the programs' time at the last window's end */
 	struct td_agent_health health;
+	struct td_sample_opts sample; /* locate: what --sample asked for */
+	struct td_locate *locate;     /* NULL without --sample */
+	struct td_profile *window_profile; /* the window's stacks, taken at its end */
 };
 
 /* --- the log --- */
@@ -388,6 +393,8 @@ static int make_run(struct td_agent *agent, const struct window *w, const char *
 		ret = td_labels_copy(&run->labels, &agent->args->user_labels);
 	if (!ret && agent->tma.engine)
 		ret = td_engine_compute(agent->tma.engine, run, err, errlen);
+	if (!ret && agent->window_profile && !(run->profile = td_profile_subset(agent->window_profile, (uint32_t)pid)))
+		ret = -ENOMEM;
 	if (ret && !err[0])
 		snprintf(err, errlen, "out of memory building the window's runs");
 	if (ret) {
@@ -478,6 +485,23 @@ static void publish(struct td_agent *agent, struct td_run **runs, size_t nr_runs
 		agent_log(agent, "out of memory publishing /metrics; the endpoint keeps the previous window");
 }
 
+/* The window's stacks, with what the kernel lost of them in the window. */
+static int take_window_profile(struct td_agent *agent, char *err, size_t errlen)
+{
+	struct td_sample_tally tally;
+
+	td_collector_sample_tally(agent->collector, &tally);
+	agent->window_profile = td_locate_take_profile(agent->locate, agent->sample.event.name,
+						       agent->sample.frequency_hz, agent->sample.period,
+						       tally.lost_samples - agent->lost_samples);
+	agent->lost_samples = tally.lost_samples;
+	if (!agent->window_profile) {
+		snprintf(err, errlen, "out of memory keeping the window's stacks");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Ends window w: its runs, stored and published; the next duty decided. */
 static int finish_window(struct td_agent *agent, struct window *w, int64_t wall_ns, int64_t counted_ns,
 			 char *err, size_t errlen)
@@ -493,9 +517,13 @@ static int finish_window(struct td_agent *agent, struct window *w, int64_t wall_
 	agent->lost_threads = lost;
 	if (!ret)
 		ret = measure_cost(agent, wall_ns, counted_ns, &w->cost, err, errlen);
+	if (!ret && agent->locate)
+		ret = take_window_profile(agent, err, errlen);
 	if (!ret)
 		ret = make_runs(agent, w, rows, n, &runs, &nr_runs, err, errlen);
 	free(rows);
+	td_profile_free(agent->window_profile);
+	agent->window_profile = NULL;
 	if (!ret) {
 		agent->health.windows++;
 		agent->health.partial_windows += w->partial;
@@ -543,6 +571,8 @@ static int count(struct td_agent *agent, int64_t end, char *err, size_t errlen)
 		ret = wait_until(agent, sub_end < end ? sub_end : end, err, errlen);
 		if (!ret)
 			ret = td_collector_drain(agent->collector, NULL, err, errlen);
+		if (!ret && agent->locate) /* while the sampled processes live */
+			ret = td_collector_drain_samples(agent->collector, td_locate_raw_stack, agent->locate, err, errlen);
 		if (!ret)
 			report_targets(agent);
 		if (ret || *agent->args->stop_requested || sub_end >= end)
@@ -605,6 +635,23 @@ static int new_engine(struct td_agent *agent, char *err, size_t errlen)
 	return td_collect_new_engine(&agent->tma, names, agent->nr_events, err, errlen);
 }
 
+/* --sample: the event (said once in the log when it had to change) and the locate side. */
+static int prepare_sampling(struct td_agent *agent, struct td_collector_opts *opts, char *err, size_t errlen)
+{
+	char notice[768];
+	int ret = td_collect_choose_sample(agent->args->sample_event, agent->args->sample_freq_hz, &agent->sample,
+					   notice, sizeof(notice), err, errlen);
+
+	if (ret)
+		return ret;
+	if (notice[0])
+		agent_log(agent, "%s", notice);
+	if (!(agent->locate = td_locate_new(NULL, err, errlen)))
+		return -ENOMEM;
+	opts->sample = &agent->sample;
+	return 0;
+}
+
 /* Everything that can fail before the first window, cheapest first. */
 static int prepare(struct td_agent *agent, const struct td_agent_config *a, char *err, size_t errlen)
 {
@@ -635,6 +682,8 @@ static int prepare(struct td_agent *agent, const struct td_agent_config *a, char
 		ret = -ENOMEM;
 	if (!ret)
 		ret = td_collect_base_labels(&agent->tma, a->level, &agent->base_labels, err, errlen);
+	if (!ret && a->sample)
+		ret = prepare_sampling(agent, &opts, err, errlen);
 	if (ret)
 		return ret;
 	opts.events = agent->events;
@@ -659,6 +708,8 @@ void td_agent_free(struct td_agent *agent)
 	if (!agent)
 		return;
 	td_collector_free(agent->collector);
+	td_locate_free(agent->locate);
+	td_profile_free(agent->window_profile);
 	td_exporter_stop(agent->exporter);
 	td_sink_close(agent->sink);
 	td_tma_choice_release(&agent->tma);

@@ -21,6 +21,14 @@
  * holding every thread of the system; its process-scope trees (and the
  * thread rows' pids) tell the processes apart.
  *
+ * Locate (--sample): the sampling event runs with the counters, under the
+ * same duty cycle (paused with them) and the same overhead budget (its
+ * BPF time and the symbolization count in agent.bpf_ms and agent.cpu_ms).
+ * Stacks are symbolized at every sub-interval, while the processes live;
+ * each run holds its own process's stacks (the whole system's with
+ * --system-wide), and the symbolizer starts afresh every window so its
+ * memory follows the live processes.
+ *
  * Self-accounting, on every run of the window (labels):
  *   agent.cpu_ms       the agent's user+sys CPU time in the window
  *   agent.bpf_ms       the BPF programs' run time in the window (bpf_stats; left
@@ -63,6 +71,9 @@ struct td_agent_config {
 	bool events_given;
 	struct td_event events[TD_MAX_EVENTS]; /* --events: instead of the Top-Down ones */
 	size_t nr_events;
+	bool sample;                    /* --sample: each run also holds its process's sampled stacks */
+	const char *sample_event;       /* --sample=EVENT; NULL: the default (td_collect_choose_sample) */
+	uint64_t sample_freq_hz;        /* --sample-freq */
 	struct td_labels user_labels;   /* TOPDOWN_LABELS, then --label over them */
 	struct td_store_flags store_flags;
 	/*

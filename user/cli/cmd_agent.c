@@ -12,6 +12,7 @@
 
 #include "agent.h"
 #include "agent_options.h"
+#include "collect_setup.h"
 #include "commands.h"
 #include "labels.h"
 #include "parse.h"
@@ -36,6 +37,7 @@ static const char usage_text[] =
 	"                     [--every 60s] [--duration D] [--level 1..3 | --events LIST] [--label key=value]...\n"
 	"                     [--max-overhead PCT] [--metrics-listen 127.0.0.1:9464] [--spool PATH]\n"
 	"                     [--log PATH] [--windows N] [--db PATH | --backend postgresql --dsn DSN]\n"
+	"                     [--sample[=EVENT]] [--sample-freq HZ]\n"
 	"  --every D          window length: one run per target process per window (default 60s)\n"
 	"  --duration D       count for D of every window (default: all of it)\n"
 	"  --max-overhead PCT shorten the counted time while the agent costs more than PCT% of the CPUs\n"
@@ -45,6 +47,8 @@ static const char usage_text[] =
 	"  --log PATH         log here instead of stderr (reopened on SIGHUP)\n"
 	"  --windows N        stop after N windows\n"
 	"  --events LIST      count these events instead of the Top-Down ones (groups of 8 take turns)\n"
+	"  --sample[=EVENT]   also sample the targets' stacks (locate), as topdown collect --sample does\n"
+	"  --sample-freq HZ   samples per second per CPU (default 99)\n"
 	"  TOPDOWN_LABELS     key=value,key2=value2 labels for every run; --label wins\n";
 
 static int usage_error(const char *message)
@@ -84,21 +88,25 @@ static int parse_args(int argc, char **argv, struct td_agent_config *a)
 		{ "log", required_argument, NULL, 'g' },
 		{ "windows", required_argument, NULL, 'w' },
 		{ "events", required_argument, NULL, 'E' },
+		{ "sample", optional_argument, NULL, 'S' },
+		{ "sample-freq", required_argument, NULL, 'F' },
 		{ "db", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	char err[512] = "";
 	bool level_given = false;
+	long freq = 0;
 	int opt, ret;
 
 	a->every_ns = TD_AGENT_DEFAULT_EVERY_NS;
+	a->sample_freq_hz = TD_DEFAULT_SAMPLE_FREQ_HZ;
 	a->level = 1;
 	optind = 1;
 	opterr = 0;
 	/* the environment's labels first: --label replaces them key by key */
 	ret = td_labels_parse_list(&a->user_labels, getenv("TOPDOWN_LABELS"), "TOPDOWN_LABELS", err, sizeof(err));
-	while (!ret && (opt = getopt_long(argc, argv, "p:ae:d:l:L:o:M:s:g:w:D:E:h", options, NULL)) != -1) {
+	while (!ret && (opt = getopt_long(argc, argv, "p:ae:d:l:L:o:M:s:g:w:D:E:F:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'p': ret = add_process_name(a, optarg, err, sizeof(err)); break;
 		case 'a': a->system_wide = true; break;
@@ -117,6 +125,10 @@ static int parse_args(int argc, char **argv, struct td_agent_config *a)
 		case 'g': a->log_path = optarg; break;
 		case 'w': ret = td_parse_int_range(optarg, "--windows", 1, 1000000000, &a->windows, err, sizeof(err)); break;
 		case 'D': a->db = optarg; break;
+		case 'S': a->sample = true; a->sample_event = optarg; break;
+		case 'F': ret = td_parse_int_range(optarg, "--sample-freq", 1, 1000000, &freq, err, sizeof(err));
+			a->sample_freq_hz = (uint64_t)freq;
+			break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		default:
 			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'", argv[optind - 1]);
@@ -129,6 +141,14 @@ static int parse_args(int argc, char **argv, struct td_agent_config *a)
 	}
 	if (!ret && a->events_given && level_given) {
 		snprintf(err, sizeof(err), "--events replaces the Top-Down counters that --level chooses: give one or the other");
+		ret = -EINVAL;
+	}
+	if (!ret && freq && !a->sample) {
+		snprintf(err, sizeof(err), "--sample-freq sets the rate of --sample: give --sample too");
+		ret = -EINVAL;
+	}
+	if (!ret && a->sample_event && !*a->sample_event) {
+		snprintf(err, sizeof(err), "--sample= names no event: give --sample alone for the default, or --sample=EVENT");
 		ret = -EINVAL;
 	}
 	if (!ret && !a->duration_ns)

@@ -45,10 +45,6 @@
 #include "tma_render.h"
 
 #define MAX_PIDS 64
-/* Locate's default rate: a prime, so sampling does not beat with periodic work;
- * 99 Hz keeps an always-on collection cheap and gives ~1,000 samples per busy
- * CPU over the default 10 s window. */
-#define TD_DEFAULT_SAMPLE_FREQ_HZ 99
 #define HOT_ROWS 10 /* hot functions collect shows; topdown query --hot has them all */
 #define TABLE_ROWS 30 /* the text table shows the busiest threads; --json has all */
 
@@ -69,12 +65,11 @@ struct collect_args {
 	uint64_t sample_freq_hz;
 };
 
-/* Locate's side of a collection; everything NULL without --sample. */
+/* Locate's side of a collection; locate NULL without --sample. */
 struct locate_run {
 	struct td_sample_opts opts;
-	struct td_symbolizer *symbolizer;
-	struct td_profile *profile;
 	struct td_locate *locate;
+	struct td_locate_summary summary; /* of the run's profile, once taken */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -460,53 +455,25 @@ static int start_locate(const struct collect_args *a, struct locate_run *lr, cha
 		return ret;
 	if (notice[0])
 		fprintf(stderr, "topdown: %s\n", notice);
-	if (!(lr->symbolizer = td_symbolizer_new(NULL, err, errlen)))
-		return -EINVAL;
-	lr->profile = td_profile_new();
-	lr->locate = lr->profile ? td_locate_new(lr->profile, lr->symbolizer) : NULL;
-	if (!lr->locate) {
-		snprintf(err, errlen, "out of memory preparing to sample");
-		return -ENOMEM;
-	}
-	return 0;
+	return (lr->locate = td_locate_new(NULL, err, errlen)) ? 0 : -ENOMEM;
 }
 
 /* The profile joins the run, with what the kernel counted and lost. */
 static int finish_locate(const struct td_collector *c, struct locate_run *lr, struct td_run *run)
 {
-	struct td_profile *p = lr->profile;
-	struct td_locate_summary summary;
 	struct td_sample_tally tally;
-	char unit[TD_EVENT_NAME_MAX + 16];
 
 	td_collector_sample_tally(c, &tally);
-	td_locate_summarize(lr->locate, &summary);
-	snprintf(unit, sizeof(unit), "%s samples", lr->opts.event.name);
-	p->event = strdup(lr->opts.event.name);
-	p->unit = strdup(unit);
-	p->period = lr->opts.period;
-	p->frequency_hz = lr->opts.period ? 0 : lr->opts.frequency_hz;
-	/* What the drains took in (samples after the last drain are not in the run), and of
-	 * those and beyond them, what had no stack or no room. */
-	p->samples = summary.samples + tally.lost_samples;
-	p->lost_samples = summary.lost_stack_samples + tally.lost_samples;
-	run->profile = p;
-	lr->profile = NULL;
-	return p->event && p->unit ? 0 : -ENOMEM;
-}
-
-static void locate_run_release(struct locate_run *lr)
-{
-	td_locate_free(lr->locate);
-	td_profile_free(lr->profile);
-	td_symbolizer_free(lr->symbolizer);
+	td_locate_summarize(lr->locate, &lr->summary);
+	run->profile = td_locate_take_profile(lr->locate, lr->opts.event.name, lr->opts.frequency_hz, lr->opts.period,
+					      tally.lost_samples);
+	return run->profile ? 0 : -ENOMEM;
 }
 
 /* Where the samples landed: the hottest functions, and what to know about the stacks. */
 static void print_hot(const struct td_run *run, const struct locate_run *lr)
 {
 	const struct td_profile *p = run->profile;
-	struct td_locate_summary summary;
 	struct td_hot *hot = NULL;
 	char err[256];
 	const char *hint;
@@ -523,8 +490,7 @@ static void print_hot(const struct td_run *run, const struct locate_run *lr)
 			       hot->unresolved_share * 100);
 	}
 	td_hot_free(hot);
-	td_locate_summarize(lr->locate, &summary);
-	if ((hint = td_locate_frame_pointer_hint(&summary)))
+	if ((hint = td_locate_frame_pointer_hint(&lr->summary)))
 		printf("hint: %s\n", hint);
 	printf("topdown query --hot --run %.8s and topdown flamegraph --run %.8s -o flame.svg show more\n", run->id,
 	       run->id);
@@ -581,7 +547,7 @@ static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, 
 				print_hot(run, &lr);
 		}
 	}
-	locate_run_release(&lr);
+	td_locate_free(lr.locate);
 	td_collector_free(c);
 	td_run_free(run);
 	return ret;

@@ -64,6 +64,13 @@ int td_collect_new_engine(struct td_tma_choice *tma, const char *const *event_na
 			  char *err, size_t errlen);
 
 /*
+ * Locate's default rate, for collect and the agent: a prime, so sampling
+ * does not beat with periodic work; 99 Hz keeps an always-on collection
+ * cheap and gives about 1,000 samples per busy CPU over a 10 s window.
+ */
+#define TD_DEFAULT_SAMPLE_FREQ_HZ 99
+
+/*
  * Locate's event: requested as the user named it (--sample=EVENT), or
  * NULL for the default. The default is the bottleneck's own event where
  * the kb names one for this model (not yet: cycles on hardware), and

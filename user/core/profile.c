@@ -257,3 +257,68 @@ void td_frame_name(const struct td_frame *frame, char *buf, size_t len)
 	else
 		snprintf(buf, len, "[unknown]");
 }
+
+/* Whether a stack is the marker of a sample that lost its stack. */
+static bool is_lost_marker(const struct td_profile *p, const struct td_profile_stack *s)
+{
+	const char *name = s->nr_frames == 1 ? p->frames[s->frames[0]].function : NULL;
+
+	return name && strcmp(name, TD_FRAME_STACK_LOST) == 0;
+}
+
+struct td_profile *td_profile_subset(const struct td_profile *src, uint32_t pid)
+{
+	struct td_profile *p = td_profile_new();
+	int64_t *remap = calloc(src->nr_frames + 1, sizeof(*remap));
+	uint32_t *frames = NULL;
+	size_t cap = 0;
+	int ret = p && remap ? 0 : -ENOMEM;
+
+	if (!ret && (!dup_or_null(&p->event, src->event) || !dup_or_null(&p->unit, src->unit)))
+		ret = -ENOMEM;
+	if (!ret) {
+		p->period = src->period;
+		p->frequency_hz = src->frequency_hz;
+	}
+	for (size_t i = 0; i < src->nr_frames; i++)
+		remap[i] = -1; /* not interned yet */
+	for (size_t s = 0; !ret && s < src->nr_stacks; s++) {
+		const struct td_profile_stack *st = &src->stacks[s];
+		struct td_profile_stack copy = *st;
+
+		if (pid && st->pid != pid)
+			continue;
+		if (st->nr_frames > cap) {
+			uint32_t *grown = realloc(frames, st->nr_frames * sizeof(*frames));
+
+			if (!grown) {
+				ret = -ENOMEM;
+				break;
+			}
+			frames = grown;
+			cap = st->nr_frames;
+		}
+		for (uint32_t f = 0; !ret && f < st->nr_frames; f++) {
+			uint32_t from = st->frames[f];
+
+			if (remap[from] < 0)
+				remap[from] = td_profile_intern_frame(p, &src->frames[from]);
+			if (remap[from] < 0)
+				ret = -ENOMEM;
+			else
+				frames[f] = (uint32_t)remap[from];
+		}
+		copy.frames = frames;
+		if (!ret)
+			ret = td_profile_add_stack(p, &copy);
+		p->samples += st->count;
+		p->lost_samples += is_lost_marker(src, st) ? st->count : 0;
+	}
+	free(frames);
+	free(remap);
+	if (ret) {
+		td_profile_free(p);
+		return NULL;
+	}
+	return p;
+}

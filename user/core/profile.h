@@ -22,6 +22,10 @@
  * (PERF_MAX_STACK_DEPTH is 127): deeper stacks lose their roots. */
 #define TD_MAX_STACK_DEPTH 127
 
+/* The one frame of a sample whose stack the kernel did not keep, or that had none. */
+#define TD_FRAME_STACK_LOST "[stack lost]"
+#define TD_FRAME_NO_STACK "[no stack]"
+
 /* One code location. An unresolved one keeps what is known: the module
  * and the offset into it, or nothing at all ("[unknown]"). */
 struct td_frame {
@@ -99,6 +103,15 @@ int64_t td_profile_intern_frame(struct td_profile *profile, const struct td_fram
  * already there for the same thread adds its count to it. -ENOMEM.
  */
 int td_profile_add_stack(struct td_profile *profile, const struct td_profile_stack *stack);
+
+/*
+ * A new profile holding src's stacks of process pid (all of them when
+ * pid is 0) and the frames they use, with src's event, unit and rate.
+ * Its samples are its stacks' counts and its lost samples those of its
+ * TD_FRAME_STACK_LOST stacks: samples the kernel could not key at all
+ * belong to no process, and stay with the whole. NULL when out of memory.
+ */
+struct td_profile *td_profile_subset(const struct td_profile *src, uint32_t pid);
 
 /*
  * The frame's name as pictures show it: the function, else

@@ -6,6 +6,7 @@
  * kernel has the system call (or the interrupted user code) below it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 #define MAX_FRAMES (2 * TD_MAX_STACK_DEPTH * MAX_INLINE_DEPTH + 1)
 
 struct td_locate {
+	struct td_symbolizer_opts opts;
 	struct td_profile *profile;
 	struct td_symbolizer *symbolizer;
 	uint32_t last_pid;  /* raw stacks come grouped by pid: its maps are read once per drain */
@@ -24,20 +26,67 @@ struct td_locate {
 	uint32_t frames[MAX_FRAMES];
 };
 
-struct td_locate *td_locate_new(struct td_profile *profile, struct td_symbolizer *symbolizer)
+struct td_locate *td_locate_new(const struct td_symbolizer_opts *opts, char *err, size_t errlen)
 {
 	struct td_locate *locate = calloc(1, sizeof(*locate));
 
-	if (!locate)
+	if (!locate) {
+		snprintf(err, errlen, "out of memory preparing to sample");
 		return NULL;
-	locate->profile = profile;
-	locate->symbolizer = symbolizer;
+	}
+	locate->opts = opts ? *opts : (struct td_symbolizer_opts){ 0 };
+	locate->symbolizer = td_symbolizer_new(&locate->opts, err, errlen);
+	locate->profile = locate->symbolizer ? td_profile_new() : NULL;
+	if (!locate->profile) {
+		if (locate->symbolizer)
+			snprintf(err, errlen, "out of memory preparing to sample");
+		td_locate_free(locate);
+		return NULL;
+	}
 	return locate;
 }
 
 void td_locate_free(struct td_locate *locate)
 {
+	if (!locate)
+		return;
+	td_profile_free(locate->profile);
+	td_symbolizer_free(locate->symbolizer);
 	free(locate);
+}
+
+struct td_profile *td_locate_take_profile(struct td_locate *l, const char *event, uint64_t frequency_hz,
+					  uint64_t period, uint64_t lost_samples)
+{
+	struct td_profile *p = l->profile, *fresh = td_profile_new();
+	struct td_symbolizer *symbolizer = td_symbolizer_new(&l->opts, (char[8]){ 0 }, 8);
+	size_t unit_len = strlen(event) + sizeof(" samples");
+
+	if (!fresh || !symbolizer) {
+		td_profile_free(fresh);
+		td_symbolizer_free(symbolizer);
+		return NULL;
+	}
+	p->event = strdup(event);
+	p->unit = malloc(unit_len);
+	if (p->unit)
+		snprintf(p->unit, unit_len, "%s samples", event);
+	p->frequency_hz = period ? 0 : frequency_hz;
+	p->period = period;
+	p->samples = l->summary.samples + lost_samples;
+	p->lost_samples = l->summary.lost_stack_samples + lost_samples;
+	if (!p->event || !p->unit) {
+		td_profile_free(fresh);
+		td_symbolizer_free(symbolizer);
+		return NULL;
+	}
+	/* A new symbolizer drops the processes (and their open files) read so far. */
+	td_symbolizer_free(l->symbolizer);
+	l->symbolizer = symbolizer;
+	l->profile = fresh;
+	l->have_last_pid = false;
+	memset(&l->summary, 0, sizeof(l->summary));
+	return p;
 }
 
 /* Interns frames[0..n) into the stack being built, then releases them. */
@@ -99,9 +148,9 @@ int td_locate_raw_stack(void *ctx, const struct td_raw_stack *raw)
 		ret = n < 0 ? n : push_frames(l, frames, 1, &depth, raw->count);
 	}
 	if (!ret && raw->stack_lost)
-		ret = push_marker(l, "[stack lost]", &depth);
+		ret = push_marker(l, TD_FRAME_STACK_LOST, &depth);
 	else if (!ret && depth == 0)
-		ret = push_marker(l, "[no stack]", &depth);
+		ret = push_marker(l, TD_FRAME_NO_STACK, &depth);
 	if (ret)
 		return ret;
 	l->summary.samples += raw->count;

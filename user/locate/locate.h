@@ -28,13 +28,25 @@ struct td_locate_summary {
 	uint64_t lost_stack_samples; /* counted without their stack */
 };
 
-/* profile and symbolizer stay the caller's; NULL when out of memory. */
-struct td_locate *td_locate_new(struct td_profile *profile, struct td_symbolizer *symbolizer);
+/* With a symbolizer of its own (opts NULL: the defaults) and an empty profile; NULL with err. */
+struct td_locate *td_locate_new(const struct td_symbolizer_opts *opts, char *err, size_t errlen);
 void td_locate_free(struct td_locate *locate);
+
+/*
+ * The profile so far, named: event, what was sampled, at frequency_hz
+ * (or every period events), with the samples the kernel took but could
+ * not keep (lost_samples: its maps were full; they count in samples
+ * too). The caller owns it; locate starts an empty one and forgets the
+ * processes it read, so a long-lived caller (the agent) stays flat.
+ * NULL when out of memory.
+ */
+struct td_profile *td_locate_take_profile(struct td_locate *locate, const char *event, uint64_t frequency_hz,
+					  uint64_t period, uint64_t lost_samples);
 
 /* A td_raw_stack_fn: ctx is the struct td_locate. Negative errno on failure. */
 int td_locate_raw_stack(void *ctx, const struct td_raw_stack *raw);
 
+/* Since the last td_locate_take_profile. */
 void td_locate_summarize(const struct td_locate *locate, struct td_locate_summary *summary);
 
 /*

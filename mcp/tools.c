@@ -26,6 +26,7 @@
 #include "mcp.h"
 #include "parse.h"
 #include "query.h"
+#include "hot.h"
 #include "query_render.h"
 #include "format.h"
 
@@ -184,6 +185,19 @@ static const char labels_schema[] = S_OBJECT(
 		",'values':" S_ARRAY(S_OBJECT("'value':" S_STR ",'runs':" S_INT, "'value','runs'")),
 		"'key','runs','distinct_values','values'"))
 	"," S_TRUNCATION, "'runs','keys','truncated'");
+
+static const char hot_schema[] = S_OBJECT(
+	"'runs':" S_INT ",'event':" S_STR ",'unit':" S_STR ",'samples':" S_INT ",'lost_samples':" S_INT
+	",'unresolved_frames':" S_NUM ",'functions':" S_ARRAY(S_OBJECT(
+		"'rank':" S_INT ",'function':" S_STR ",'module':" S_OPT_STR ",'file':" S_OPT_STR
+		",'line':{'type':['integer','null']},'self_samples':" S_INT ",'total_samples':" S_INT
+		",'self':" S_NUM ",'total':" S_NUM, "'function','self','total'"))
+	"," S_TRUNCATION, "'runs','samples','functions','truncated'");
+
+static const char flamegraph_schema[] = S_OBJECT(
+	"'runs':" S_INT ",'event':" S_STR ",'unit':" S_STR ",'samples':" S_INT
+	",'stacks':" S_ARRAY(S_OBJECT("'stack':" S_STR ",'count':" S_INT, "'stack','count'"))
+	"," S_TRUNCATION, "'runs','samples','stacks','truncated'");
 
 static const char collect_schema[] = S_OBJECT(
 	"'run_id':" S_STR ",'process':" S_STR ",'duration_s':{'type':'number'}"
@@ -872,6 +886,72 @@ static int get_thread_breakdown(struct tool_call *c, struct tool_output *out)
 	return ret;
 }
 
+/* ---- get_hot_functions ---- */
+
+static json_t *hot_view(const void *result, size_t shown, FILE *text)
+{
+	struct td_hot view = *(const struct td_hot *)result;
+	struct td_render r = table_to(text);
+
+	view.nr_functions = shown;
+	td_render_hot(&r, &view);
+	return td_hot_json(&view);
+}
+
+static int get_hot_functions(struct tool_call *c, struct tool_output *out)
+{
+	struct td_hot *hot = NULL;
+	struct td_query q;
+	int ret = query_from_args(c, &q);
+
+	if (!ret)
+		ret = td_query_hot(c->store, &q, &hot, c->err, sizeof(c->err));
+	if (!ret)
+		ret = fit(c, hot, hot->nr_functions, false, arg_int(c, "limit"), hot_view, out);
+	td_hot_free(hot);
+	return ret;
+}
+
+/* ---- get_flamegraph ---- */
+
+static int by_count(const void *a, const void *b)
+{
+	const struct td_folded *x = a, *y = b;
+
+	return x->count != y->count ? (x->count > y->count ? -1 : 1) : strcmp(x->stack, y->stack);
+}
+
+/* The heaviest stacks: the folded set is sorted by weight before fit() cuts it. */
+static json_t *folded_view(const void *result, size_t shown, FILE *text)
+{
+	struct td_folded_set view = *(const struct td_folded_set *)result;
+	json_t *stacks = json_array();
+
+	view.nr_stacks = shown;
+	td_render_folded(text, &view);
+	for (size_t i = 0; i < shown; i++)
+		json_array_append_new(stacks, json_pack("{s:s, s:I}", "stack", view.stacks[i].stack, "count",
+							(json_int_t)view.stacks[i].count));
+	return json_pack("{s:I, s:s, s:s, s:I, s:o}", "runs", (json_int_t)view.nr_runs, "event", view.event,
+			 "unit", view.unit, "samples", (json_int_t)view.samples, "stacks", stacks);
+}
+
+static int get_flamegraph(struct tool_call *c, struct tool_output *out)
+{
+	struct td_folded_set *set = NULL;
+	struct td_query q;
+	int ret = query_from_args(c, &q);
+
+	if (!ret)
+		ret = td_query_folded(c->store, &q, NULL, &set, c->err, sizeof(c->err));
+	if (!ret) {
+		qsort(set->stacks, set->nr_stacks, sizeof(*set->stacks), by_count);
+		ret = fit(c, set, set->nr_stacks, false, arg_int(c, "limit"), folded_view, out);
+	}
+	td_folded_set_free(set);
+	return ret;
+}
+
 /* ---- query_trend ---- */
 
 static json_t *trend_view(const void *result, size_t shown, FILE *text)
@@ -1056,6 +1136,16 @@ static const struct arg_def threads_args[] = {
 	ARG_MAX_LEVEL(1, "1"), ARG_LIMIT(20, 500, "threads and thread names each"), ARG_END,
 };
 
+static const struct arg_def hot_args[] = {
+	ARG_RUN_ID(false), ARG_LABELS_FILTER, ARG_PROCESS, ARG_LAST, ARG_THREAD,
+	ARG_LIMIT(20, 500, "functions, hottest first"), ARG_END,
+};
+
+static const struct arg_def flamegraph_args[] = {
+	ARG_RUN_ID(false), ARG_LABELS_FILTER, ARG_PROCESS, ARG_LAST, ARG_THREAD,
+	ARG_LIMIT(200, 5000, "stacks, heaviest first"), ARG_END,
+};
+
 static const struct arg_def trend_args[] = {
 	ARG_NODE("The node to follow"), ARG_LABELS_FILTER, ARG_PROCESS, ARG_LAST, ARG_THREAD,
 	{ "window", ARG_INTEGER, false, TD_TREND_MIN_HISTORY, 1000, 10,
@@ -1168,6 +1258,18 @@ static const struct tool tools[] = {
 	  "threshold.",
 	  run_tree_args, run_tree_schema, true, true, get_run_tree,
 	  "{'run_id':'','nodes':[],'truncated':false}" },
+	{ "get_hot_functions", "Where the samples land",
+	  "The functions where the sampled event landed in the matching runs (collected with "
+	  "--sample): each one's self share (samples in it) and total share (samples with it on the "
+	  "stack), hottest first, with its module and source line. After a bottleneck: which code.",
+	  hot_args, hot_schema, true, true, get_hot_functions,
+	  "{'runs':0,'event':'','unit':'','samples':0,'functions':[],'truncated':false}" },
+	{ "get_flamegraph", "Sampled stacks (folded)",
+	  "The sampled stacks of the matching runs as folded text (group;frame;...;frame COUNT, "
+	  "outermost frame first, led by the thread name group), heaviest first, cut to fit one "
+	  "answer: what a flame graph is drawn from. `topdown flamegraph` draws it as an SVG.",
+	  flamegraph_args, flamegraph_schema, true, true, get_flamegraph,
+	  "{'runs':0,'event':'','unit':'','samples':0,'stacks':[],'truncated':false}" },
 	{ "query_trend", "A node over time",
 	  "One node's value run after run, oldest first, each judged against the window of runs "
 	  "before it; points beyond sigma standard deviations are flagged as anomalies.",

@@ -239,7 +239,8 @@ static void put_label(FILE *out, const struct node *node, double width_px)
 
 	if (fit < 3)
 		return;
-	for (size_t i = 0; i < node->len; i += td_utf8_char_len((const unsigned char *)node->name + i)) {
+	for (size_t i = 0, n; i < node->len; i += n ? n : 1) {
+		n = td_utf8_char_len((const unsigned char *)node->name + i);
 		if (chars == (size_t)fit - 2)
 			cut = i;
 		chars++;
@@ -560,7 +561,11 @@ static void put_svg(FILE *out, const struct graph *g, const struct td_flamegraph
 	fprintf(out, " data-diff=\"%d\" data-inverted=\"%d\" data-unit=\"", l->differential, l->inverted);
 	put_str(out, opts->unit);
 	fprintf(out, "\">\n<style>\n%s</style>\n", style);
-	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%.0f\" fill=\"#f7f7f5\"/>\n", width_px, height);
+	/* the document's title names the browser's tab */
+	fputs("<title>", out);
+	put_str(out, opts->title ? opts->title : "Flame graph");
+	fprintf(out, "</title>\n<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%.0f\" fill=\"#f7f7f5\"/>\n", width_px,
+		height);
 	fprintf(out, "<text id=\"title\" x=\"%.1f\" y=\"24\">", width_px / 2.0);
 	put_str(out, opts->title ? opts->title : "Flame graph");
 	fputs("</text>\n", out);

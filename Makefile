@@ -96,12 +96,13 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZERS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 WORKLOAD := $(OUT)/td-workload
 
-# curl and prometheus (for its promtool) check the agent's /metrics in tests.
+# curl and prometheus (for its promtool) check the agent's /metrics in tests;
+# chromium runs the flame graph's page in tests/browser.
 DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	libpfm4-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev \
 	pkg-config make gcc libclang-rt-14-dev valgrind linux-perf \
 	postgresql sqlite3 procps systemd rpm groff-base curl prometheus \
-	qemu-system-x86 cpio
+	qemu-system-x86 cpio chromium
 # Foreign architectures apt must know, and the cross builds make test
 # runs: cross/arm64.mk adds them. The cross builds fetch their libraries
 # into a sysroot (cross/sysroot.sh); nothing of those is installed.

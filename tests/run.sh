@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Runs the whole suite: every cmocka test binary (plain build, then the
 # ASan+UBSan build), the unit tests again under valgrind, a short run of
-# every fuzz target, the MCP clients, the documentation and packaging
+# every fuzz target, the MCP clients, the flame graph SVG in headless
+# Chromium, the documentation and packaging
 # checks, the arm64 build's unit tests under qemu-user, and the kernel lab
 # (tests/vm/lab.sh: Debian's kernels under qemu-system). The last line is the summary: "N passed, N failed, N skipped".
 #
 # usage: tests/run.sh [BUILD_DIR [SECTION...]]   (run from the project root; make test does)
-#   SECTION: unit asan valgrind fuzz mcp packaging arm64 vm; all of them when none is named
+#   SECTION: unit asan valgrind fuzz mcp browser packaging arm64 vm; all of them when none is named
 set -u
 out=${1:-build}
 shift $(($# > 0))
-sections=" ${*:-unit asan valgrind fuzz mcp packaging arm64 vm} "
+sections=" ${*:-unit asan valgrind fuzz mcp browser packaging arm64 vm} "
 passed=0 failed=0 skipped=0
 failures=()
 
@@ -124,6 +125,37 @@ if want mcp; then
 		fi
 	fi
 	rm -f "$mcp_log"
+fi
+
+if want browser; then
+	echo "== the flame graph SVG in headless Chromium (tests/browser, node --test)"
+	browser_log=$(mktemp)
+	if ! command -v npm >/dev/null; then
+		echo "[  SKIPPED ] tests/browser: node and npm are not installed"
+		skipped=$((skipped + 1))
+	elif [ ! -x "${TD_CHROMIUM:-/usr/bin/chromium}" ]; then
+		echo "[  SKIPPED ] tests/browser: no ${TD_CHROMIUM:-/usr/bin/chromium} (make deps installs Debian's chromium)"
+		skipped=$((skipped + 1))
+	elif [ ! -d tests/browser/node_modules ] && ! (cd tests/browser && npm ci --no-audit --no-fund) >"$browser_log" 2>&1; then
+		cat "$browser_log"
+		echo "[  FAILED  ] tests/browser: npm ci could not install the pinned playwright-core"
+		failed=$((failed + 1))
+		failures+=("tests/browser")
+	else
+		(export TD_BUILD; TD_BUILD=$(realpath "$out")
+		 cd tests/browser && node --test --test-reporter=tap) >"$browser_log" 2>&1
+		rc=$?
+		grep -E '^(not )?ok |^# (tests|pass|fail|skipped)' "$browser_log"
+		grep -q '^# fail 0' "$browser_log" || cat "$browser_log"
+		n=$(sed -n 's/^# pass //p' "$browser_log"); passed=$((passed + ${n:-0}))
+		n=$(sed -n 's/^# fail //p' "$browser_log"); failed=$((failed + ${n:-0}))
+		n=$(sed -n 's/^# skipped //p' "$browser_log"); skipped=$((skipped + ${n:-0}))
+		if [ $rc -ne 0 ]; then
+			grep -q '^# fail [1-9]' "$browser_log" || failed=$((failed + 1))
+			failures+=("tests/browser")
+		fi
+	fi
+	rm -f "$browser_log"
 fi
 
 if want packaging; then

@@ -11,10 +11,11 @@
 #include "utf8.h"
 
 #define DEFAULT_WIDTH_PX 1200
-#define MIN_WIDTH_PX 200 /* room for the title and the controls */
+#define MIN_WIDTH_PX 400 /* room for the title and the controls */
 #define MAX_WIDTH_PX 100000
 #define DEFAULT_MIN_FRAME_PX 0.1
 #define PAD_X 10
+#define TOP_PX 52 /* below the title and the controls */
 #define FRAME_H 16
 #define FONT_PX 12
 /* A monospace advance, so labels are cut to fit without measuring text;
@@ -238,7 +239,8 @@ static void put_label(FILE *out, const struct node *node, double width_px)
 
 	if (fit < 3)
 		return;
-	for (size_t i = 0; i < node->len; i += td_utf8_char_len((const unsigned char *)node->name + i)) {
+	for (size_t i = 0, n; i < node->len; i += n ? n : 1) {
+		n = td_utf8_char_len((const unsigned char *)node->name + i);
 		if (chars == (size_t)fit - 2)
 			cut = i;
 		chars++;
@@ -559,19 +561,25 @@ static void put_svg(FILE *out, const struct graph *g, const struct td_flamegraph
 	fprintf(out, " data-diff=\"%d\" data-inverted=\"%d\" data-unit=\"", l->differential, l->inverted);
 	put_str(out, opts->unit);
 	fprintf(out, "\">\n<style>\n%s</style>\n", style);
-	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%.0f\" fill=\"#f7f7f5\"/>\n", width_px, height);
+	/* the document's title names the browser's tab */
+	fputs("<title>", out);
+	put_str(out, opts->title ? opts->title : "Flame graph");
+	fprintf(out, "</title>\n<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%.0f\" fill=\"#f7f7f5\"/>\n", width_px,
+		height);
 	fprintf(out, "<text id=\"title\" x=\"%.1f\" y=\"24\">", width_px / 2.0);
 	put_str(out, opts->title ? opts->title : "Flame graph");
 	fputs("</text>\n", out);
-	if (l->differential)
+	/* the controls' row: toggles on the left, search on the right, where
+	 * the pattern it shows has room to grow leftwards */
+	fprintf(out, "<text id=\"reset\" class=\"btn off\" x=\"%d\" y=\"42\">Reset zoom</text>\n", PAD_X);
+	fprintf(out, "<text id=\"invert\" class=\"btn\" x=\"%d\" y=\"42\">%s</text>\n", PAD_X + 100,
+		l->inverted ? "Flame" : "Icicle");
+	if (l->differential) {
+		fprintf(out, "<text id=\"negate\" class=\"btn\" x=\"%d\" y=\"42\">Negate: new</text>\n", PAD_X + 170);
 		fprintf(out, "<text id=\"legend\" x=\"%.1f\" y=\"42\">width: new set; red: larger share than in "
 			     "base, blue: smaller</text>\n", width_px / 2.0);
-	fprintf(out, "<text id=\"reset\" class=\"btn off\" x=\"%d\" y=\"24\">Reset zoom</text>\n", PAD_X);
-	fprintf(out, "<text id=\"search\" class=\"btn end\" x=\"%u\" y=\"24\">Search</text>\n", width_px - PAD_X);
-	fprintf(out, "<text id=\"invert\" class=\"btn end\" x=\"%u\" y=\"42\">%s</text>\n", width_px - PAD_X,
-		l->inverted ? "Flame" : "Icicle");
-	if (l->differential)
-		fprintf(out, "<text id=\"negate\" class=\"btn\" x=\"%d\" y=\"42\">Negate: new</text>\n", PAD_X);
+	}
+	fprintf(out, "<text id=\"search\" class=\"btn end\" x=\"%u\" y=\"42\">Search</text>\n", width_px - PAD_X);
 	fputs("<g id=\"frames\">\n", out);
 	for (size_t i = 0; i < g->nr; i++)
 		if (g->nodes[i].drawn)
@@ -655,7 +663,7 @@ int td_flamegraph_svg(FILE *out, const struct td_folded *stacks, size_t n,
 		goto out;
 	}
 
-	l = (struct layout){ .x0 = PAD_X, .width = width_px - 2 * PAD_X, .top = opts->differential ? 52 : 34,
+	l = (struct layout){ .x0 = PAD_X, .width = width_px - 2 * PAD_X, .top = TOP_PX,
 			     .min_frame = opts->min_width_px > 0 ? opts->min_width_px : DEFAULT_MIN_FRAME_PX,
 			     .inverted = opts->inverted, .differential = opts->differential };
 	for (size_t i = 0; i < g.nr; i++) {

@@ -50,7 +50,7 @@ struct td_flamegraph_opts {
 	const char *unit;    /* what a count is ("samples", "L3 misses"): tooltips and the readout say it; required */
 	bool differential;   /* colour by the change from base_count to count */
 	bool inverted;       /* start as an icicle (root on top); the page toggles it anyway */
-	unsigned width_px;   /* 0: 1200; else 200 to 100000 */
+	unsigned width_px;   /* 0: 1200; else 400 to 100000 */
 	double min_width_px; /* frames narrower are not drawn; 0 (or less): 0.1 */
 };
 

@@ -32,7 +32,7 @@ static void check_svg(const char *svg, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct td_folded_stack stacks[MAX_STACKS];
+	struct td_folded stacks[MAX_STACKS];
 	struct td_flamegraph_opts opts = { .title = "fuzz", .unit = "samples" };
 	char *text, *line, *svg = NULL, err[256] = "";
 	size_t n = 0, len = 0;

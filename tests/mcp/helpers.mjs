@@ -2,7 +2,7 @@
 // Shared by the MCP tests: the topdown binary, a store filled through
 // `topdown import` from the perf stat files under tests/data/import, and a
 // connected SDK client.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -44,6 +44,23 @@ export function makeStore() {
     arm: importRun(db, 'neoverse-v2-l1-per-thread.json', 'neoverse-v2', { git_branch: 'arm' }),
   };
   return { dir, db, runs, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+// A run collected with --sample from td-workload's known split (split_a:
+// 70% in hot_a, 30% in hot_b); needs root.
+export function sampleRun(db, labels) {
+  const workload = process.env.TD_WORKLOAD
+    ? path.resolve(process.env.TD_WORKLOAD)
+    : path.join(path.dirname(topdown), 'td-workload');
+  const child = spawn(workload, ['--duration-ms', '4000', '--io-threads', '0', '--split'], { stdio: 'ignore' });
+  try {
+    const args = ['collect', '--pid', String(child.pid), '--duration', '3s', '--sample', '--sample-freq', '499',
+      '--db', db, '--json'];
+    for (const [key, value] of Object.entries(labels)) args.push('--label', `${key}=${value}`);
+    return JSON.parse(execFileSync(topdown, args, { encoding: 'utf8' })).run_id;
+  } finally {
+    child.kill();
+  }
 }
 
 export async function connect(args, options = {}) {

@@ -30,7 +30,7 @@ async function inspect(...args) {
 
 test('tools/list', async () => {
   const { tools } = await inspect('--method', 'tools/list');
-  assert.equal(tools.length, 12);
+  assert.equal(tools.length, 14);
   assert.ok(tools.every((t) => t.inputSchema.additionalProperties === false));
 });
 

@@ -7,12 +7,12 @@ import { after, before, describe, test } from 'node:test';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { LoggingMessageNotificationSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 
-import { connect, isRoot, makeStore } from './helpers.mjs';
+import { connect, isRoot, makeStore, sampleRun } from './helpers.mjs';
 
 const TOOLS = [
   'collect_topdown', 'query_bottlenecks', 'query_by_bottleneck', 'get_funnel', 'compare_runs',
   'compare_by_labels', 'explain_metric', 'list_profiling_runs', 'get_thread_breakdown',
-  'get_run_tree', 'query_trend', 'list_labels',
+  'get_run_tree', 'query_trend', 'list_labels', 'get_hot_functions', 'get_flamegraph',
 ];
 
 const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
@@ -362,6 +362,38 @@ describe('logging', () => {
     await session.client.ping();
     assert.equal(messages.length, 0);
     await protocolError(session.client.setLoggingLevel('loud'), -32602);
+  });
+});
+
+describe('locate', () => {
+  test('questions about samples on runs without any are empty answers with a hint', async () => {
+    for (const name of ['get_hot_functions', 'get_flamegraph']) {
+      const r = await call(name, { labels: { git_branch: 'main' } });
+      assert.equal(r.structuredContent.samples, 0);
+      assert.match(r.structuredContent.hint, /--sample/);
+    }
+  });
+
+  test('bad arguments are tool errors the model can read', async () => {
+    assert.match(await callError('get_hot_functions', { limit: 0 }), /limit/);
+    assert.match(await callError('get_flamegraph', { thread: 5 }), /thread/);
+  });
+
+  test('a sampled run: hot functions and folded stacks', { skip: !isRoot && 'needs root: sampling loads BPF programs' }, async () => {
+    const labels = { test_name: 'mcp-locate' };
+    sampleRun(store.db, labels);
+    const hot = (await call('get_hot_functions', { labels, thread: 'split_a', limit: 2 })).structuredContent;
+    assert.equal(hot.runs, 1);
+    assert.deepEqual(hot.functions.map((f) => f.function), ['hot_a', 'hot_b']);
+    assert.ok(Math.abs(hot.functions[0].self - 0.7) < 0.05, `hot_a ${hot.functions[0].self}`);
+    assert.match(hot.functions[0].file, /workload\.c$/);
+    assert.equal(hot.truncated, true);
+    const flame = await call('get_flamegraph', { labels, limit: 3 });
+    const stacks = flame.structuredContent.stacks;
+    assert.equal(stacks.length, 3);
+    assert.ok(stacks[0].count >= stacks[1].count && stacks[1].count >= stacks[2].count);
+    assert.ok(stacks.some((st) => st.stack.endsWith(';split_a;hot_a')));
+    assert.match(flame.content[0].text, /;hot_a \d+/);
   });
 });
 

@@ -308,12 +308,14 @@ struct profile_list {
 	size_t count;
 };
 
+/* Leaves l empty: releasing it again is harmless. */
 static void profile_list_release(struct profile_list *l)
 {
 	for (size_t i = 0; i < l->count; i++)
 		td_run_free(l->runs[i]);
 	free(l->runs);
 	free(l->profiles);
+	memset(l, 0, sizeof(*l));
 }
 
 /* The runs of filter that have a profile, newest first; TD_QUERY_NOTHING when none. */

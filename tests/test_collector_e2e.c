@@ -436,6 +436,8 @@ static void test_missing_targets_are_errors(void **state)
 #define ROTATION_GROUP 4      /* the forced budget: groups of 4, 4 and 2 */
 #define ROTATION_INTERVALS 6  /* each group twice */
 #define ROTATION_INTERVAL_MS 300
+#define ROTATION_CLOCK_1 7    /* each group's clock: task-clock, task-clock again, cpu-clock */
+static const size_t rotation_clock[3] = { 0, ROTATION_CLOCK_1, 8 };
 
 /* task-clock leads group 0 and cpu-clock group 2: both clocks, counted at different times. */
 static size_t rotation_events(struct td_event *events)
@@ -446,6 +448,8 @@ static size_t rotation_events(struct td_event *events)
 	assert_int_equal(td_event_list_parse("task-clock,context-switches,cpu-migrations,page-faults,"
 					     "minor-faults,major-faults,alignment-faults,emulation-faults,cpu-clock",
 					     events, ROTATION_EVENTS, &n, err, sizeof(err)), 0);
+	/* a clock in the middle group too (the list refuses one event twice): every group has one */
+	events[ROTATION_CLOCK_1] = (struct td_event){ "task-clock-again", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, 0 };
 	events[n++] = (struct td_event){ "dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, 0, 0 };
 	return n;
 }
@@ -511,15 +515,16 @@ static void check_rotation_interval(const struct td_thread_row *row, size_t inte
  * showed, which count toward the time but not toward any group). Each is
  * about 1/3, but on a loaded machine the spinner runs more in some
  * intervals than in others, so it is checked against the share of the
- * spinner's on-CPU time that fell in that group's intervals. The two may
- * differ by what this run measured, no more:
+ * spinner's clock time (each group has a clock) that fell in that group's
+ * intervals: counted time runs on perf's clock too, so the scheduler's
+ * drifting rate (above) does not enter. The two may differ by what this
+ * run measured, no more:
  *   - the on-CPU time of the rotations, which counters discard and the
  *     next interval's on-CPU time keeps (discarded_ns);
- *   - the unread time;
- *   - counted time runs on perf's clock and on-CPU time on the
- *     scheduler's, whose rate moved between min_rate and max_rate over
- *     the intervals: a share weighted by rates that differ by a factor f
- *     is off by at most (f - 1) / 4.
+ *   - the unread time.
+ * (Against the scheduler's on-CPU shares, with only two groups' rates
+ * known, a loaded host failed this check now and then: the middle group's
+ * rate was a guess.)
  */
 static void test_rotation_counts_each_group_in_turn(void **state)
 {
@@ -532,7 +537,7 @@ static void test_rotation_counts_each_group_in_turn(void **state)
 	struct td_collector *c;
 	pthread_t thread;
 	size_t nr_rows, counted[ROTATION_EVENTS] = { 0 };
-	double discarded_ns = 0, group_oncpu[3] = { 0 }, all_oncpu = 0, min_rate = INFINITY, max_rate = 0;
+	double discarded_ns = 0, group_clock[3] = { 0 }, all_clock = 0, all_oncpu = 0, min_rate = INFINITY, max_rate = 0;
 	double unread_share, share_tolerance, fractions;
 	uint64_t unread_ns, unread_before_ns = 0;
 	char err[512] = "";
@@ -562,13 +567,14 @@ static void test_rotation_counts_each_group_in_turn(void **state)
 		unread_before_ns = unread_ns;
 		for (size_t e = 0; e < ROTATION_EVENTS; e++)
 			counted[e] += !isnan(row->counters[e].value);
-		group_oncpu[i % 3] += row->oncpu_ns;
 		all_oncpu += row->oncpu_ns;
-		if (i % 3 != 1) { /* task-clock counted in group 0, cpu-clock in group 2 */
-			double rate = row->counters[i % 3 == 0 ? 0 : 8].value / row->oncpu_ns;
+		{
+			double clock = row->counters[rotation_clock[i % 3]].value;
 
-			min_rate = fmin(min_rate, rate);
-			max_rate = fmax(max_rate, rate);
+			group_clock[i % 3] += clock;
+			all_clock += clock;
+			min_rate = fmin(min_rate, clock / row->oncpu_ns);
+			max_rate = fmax(max_rate, clock / row->oncpu_ns);
 		}
 		free(interval.threads);
 		if (i + 1 < ROTATION_INTERVALS) {
@@ -586,15 +592,15 @@ static void test_rotation_counts_each_group_in_turn(void **state)
 	row = find_tid(rows, nr_rows, atomic_load(&spinner_tid));
 	assert_non_null(row);
 	unread_share = (double)td_collector_unread_ns(c, atomic_load(&spinner_tid)) / row->oncpu_ns;
-	share_tolerance = discarded_ns / all_oncpu + unread_share + (max_rate / min_rate - 1) / 4 + 0.001;
+	share_tolerance = discarded_ns / all_oncpu + unread_share + 0.001;
 	print_message("  rotations discarded at most %.2f ms of counter time; %.4f of the on-CPU time unread\n",
 		      discarded_ns / 1e6, unread_share);
 	print_message("  the spinner's clocks ticked at %.4f to %.4f of its on-CPU time\n", min_rate, max_rate);
 	for (size_t e = 0; e < ROTATION_EVENTS; e++) {
-		double share = group_oncpu[e / ROTATION_GROUP] / all_oncpu;
+		double share = group_clock[e / ROTATION_GROUP] / all_clock;
 		double group_first = row->counters[e / ROTATION_GROUP * ROTATION_GROUP].running_fraction;
 
-		print_message("  %-20s counted %.3f of the time; its intervals had %.3f of the on-CPU time (+-%.3f)\n",
+		print_message("  %-20s counted %.3f of the time; its intervals had %.3f of the clock time (+-%.3f)\n",
 			      events[e].name, row->counters[e].running_fraction, share, share_tolerance);
 		assert_true(fabs(row->counters[e].running_fraction - share) <= share_tolerance);
 		assert_true(fabs(row->counters[e].running_fraction - group_first) <= 0.001); /* read microseconds apart */

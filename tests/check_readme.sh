@@ -93,6 +93,9 @@ for line in "${lines[@]}"; do
 	fi
 	run=${run//> runs.csv/> $work/runs.csv}
 	run=${run//--output week.json/--output $work/week.json}
+	run=${run//--output flame.svg/--output $work/flame.svg}
+	run=${run//--output diff.svg/--output $work/diff.svg}
+	run=${run//> stacks.folded/> $work/stacks.folded}
 	if ! (eval "$run") >"$work/out" 2>&1; then
 		cat "$work/out"
 		fail "'$line' failed, run as: $run"
@@ -101,4 +104,5 @@ for line in "${lines[@]}"; do
 	ran=$((ran + 1))
 done
 [ -s "$work/runs.csv" ] && [ -s "$work/week.json" ] || fail "the export examples wrote nothing"
+[ -s "$work/flame.svg" ] && [ -s "$work/stacks.folded" ] || fail "the locate examples wrote nothing"
 echo "README: $ran examples ran, every other line says what it needs or is covered elsewhere"

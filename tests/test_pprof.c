@@ -4,7 +4,10 @@
  * gunzipped with zlib and decoded with protobuf-c's generated unpacker.
  * Sample counts, leaf-first locations, functions, mappings and labels,
  * one Location per frame however many stacks share it, the thread filter,
- * the header (types, period, time, comments) and the errors.
+ * the header (types, period, time, comments) and the errors. With
+ * TD_PPROF_OUT set to a directory, test_samples_and_locations leaves its
+ * profile there as sample.pb.gz, for tests/check_pprof.sh to read with
+ * another decoder.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -144,8 +147,24 @@ static Profile *decode(const char *data, size_t len)
 	return p;
 }
 
-/* Writes and decodes, asserting success. */
-static Profile *export(struct td_run **runs, size_t n, const char *thread)
+/* Writes the bytes to $TD_PPROF_OUT/name, when set. */
+static void keep(const char *data, size_t len, const char *name)
+{
+	const char *dir = getenv("TD_PPROF_OUT");
+	char path[4096];
+	FILE *f;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Writes and decodes, asserting success; keep_as: a name for keep(), or NULL. */
+static Profile *export(struct td_run **runs, size_t n, const char *thread, const char *keep_as)
 {
 	char *data = NULL, err[256] = "";
 	size_t len = 0;
@@ -154,6 +173,8 @@ static Profile *export(struct td_run **runs, size_t n, const char *thread)
 
 	if (ret)
 		fail_msg("td_pprof_write: %d %s", ret, err);
+	if (keep_as)
+		keep(data, len, keep_as);
 	p = decode(data, len);
 	free(data);
 	return p;
@@ -206,7 +227,7 @@ static void free_runs(struct td_run **runs, size_t n)
 static void test_samples_and_locations(void **state)
 {
 	struct td_run *run = sample_run("cpu-clock", 1700000000000000000);
-	Profile *p = export(&run, 1, NULL);
+	Profile *p = export(&run, 1, NULL, "sample.pb.gz");
 	const Perftools__Profiles__Sample *deep, *jit, *odd, *empty;
 	const Perftools__Profiles__Location *l;
 
@@ -288,7 +309,7 @@ static void test_header(void **state)
 	(void)state;
 	runs[0]->profile->frequency_hz = 0;
 	runs[0]->profile->period = 100000;
-	p = export(runs, 2, NULL);
+	p = export(runs, 2, NULL, NULL);
 	assert_int_equal(p->n_sample_type, 1);
 	assert_string_equal(str(p, p->sample_type[0]->type), "samples");
 	assert_string_equal(str(p, p->sample_type[0]->unit), "count");
@@ -309,7 +330,7 @@ static void test_header(void **state)
 	perftools__profiles__profile__free_unpacked(p, NULL);
 
 	/* at a frequency: a sample per 1e9 / Hz ns of CPU time */
-	p = export(runs + 1, 1, NULL);
+	p = export(runs + 1, 1, NULL, NULL);
 	assert_string_equal(str(p, p->period_type->unit), "nanoseconds");
 	assert_int_equal(p->period, 1000000000 / 99);
 	perftools__profiles__profile__free_unpacked(p, NULL);
@@ -323,7 +344,7 @@ static void test_thread_filter(void **state)
 
 	(void)state;
 	/* a tid: that thread's stack, and only its frames */
-	p = export(&run, 1, "101");
+	p = export(&run, 1, "101", NULL);
 	assert_int_equal(p->n_sample, 1);
 	assert_int_equal(p->sample[0]->value[0], 70);
 	assert_int_equal(p->n_location, 3);
@@ -331,7 +352,7 @@ static void test_thread_filter(void **state)
 	assert_non_null(strstr(str(p, p->comment[0]), "thread 101"));
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	/* a name: its group, io_thd_0 and io_thd_1 */
-	p = export(&run, 1, "io_thd_7");
+	p = export(&run, 1, "io_thd_7", NULL);
 	assert_int_equal(p->n_sample, 3);
 	for (size_t i = 0; i < p->n_sample; i++)
 		assert_non_null(strstr(str(p, label(p->sample[i], p, "thread")->str), "io_thd_"));

@@ -24,7 +24,7 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
 
-PKGS := libbpf jansson sqlite3 libpq libdw
+PKGS := libbpf jansson sqlite3 libpq libdw libprotobuf-c zlib
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -77,6 +77,11 @@ ROOM_SEES_cli := $(ROOMS)
 # The BPF side's shared header and the generated skeletons come with the
 # collector: whoever sees collect sees them, nobody below it does.
 ROOM_EXTRA_collect := bpf $(OUT)
+# The C protoc-c generates from user/render/profile.proto (pprof) comes
+# with the renderers; a directory of its own keeps the skeletons out of
+# their sight.
+PB_OUT := $(OUT)/pb
+ROOM_EXTRA_render := $(PB_OUT)
 room_includes = $(addprefix -I,$(foreach r,$(ROOM_SEES_$(1)),$(ROOM_DIR_$(r)) $(ROOM_EXTRA_$(r))))
 ALL_INCLUDES := $(call room_includes,cli)
 $(foreach r,$(ROOMS),$(eval $(OUT)/obj/$(ROOM_DIR_$(r))/%.o: ROOM_INCLUDES = $(call room_includes,$(r))))
@@ -85,7 +90,7 @@ $(foreach r,$(ROOMS),$(eval $(OUT)/obj/$(ROOM_DIR_$(r))/%.o: ROOM_INCLUDES = $(c
 # binary, the tests and the fuzz targets link.
 LIB_SRCS := $(filter-out user/cli/main.c,$(wildcard $(foreach r,$(ROOMS),$(ROOM_DIR_$(r))/*.c)))
 LIB_HDRS := $(wildcard $(foreach r,$(ROOMS),$(ROOM_DIR_$(r))/*.h))
-LIB_OBJS := $(patsubst %.c,$(OUT)/obj/%.o,$(LIB_SRCS))
+LIB_OBJS := $(patsubst %.c,$(OUT)/obj/%.o,$(LIB_SRCS)) $(OUT)/obj/pb/profile.pb-c.o
 LIB := $(OUT)/libtopdown.a
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
@@ -100,6 +105,7 @@ WORKLOAD := $(OUT)/td-workload
 # chromium runs the flame graph's page in tests/browser.
 DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	libpfm4-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev \
+	libprotobuf-c-dev protobuf-c-compiler \
 	pkg-config make gcc libclang-rt-14-dev valgrind linux-perf \
 	postgresql sqlite3 procps systemd rpm groff-base curl prometheus \
 	qemu-system-x86 cpio chromium
@@ -155,6 +161,18 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
+
+# pprof's messages in C (protobuf-c): generated, never checked in. The
+# pattern rule makes both files in one run of protoc-c.
+$(PB_OUT)/%.pb-c.c $(PB_OUT)/%.pb-c.h: user/render/%.proto
+	@mkdir -p $(@D)
+	protoc-c --c_out=$(PB_OUT) --proto_path=user/render $*.proto
+
+$(OUT)/obj/pb/%.o: $(PB_OUT)/%.c $(PB_OUT)/%.h
+	@mkdir -p $(@D)
+	$(CC) -I$(PB_OUT) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(OUT)/obj/user/render/pprof.o: $(PB_OUT)/profile.pb-c.h
 
 $(WORKLOAD): tests/workload/workload.c
 	@mkdir -p $(@D)

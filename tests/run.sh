@@ -61,6 +61,7 @@ if want unit; then
 	for t in "$out"/tests/test_*; do
 		[ -x "$t" ] && run_binary "$(basename "$t")" "$t"
 	done
+	run_check "pprof, second decoder" tests/check_pprof.sh "$out"
 fi
 
 if want asan; then

@@ -384,7 +384,11 @@ static void test_export(void **state)
 	cli(b, &r, "export", "--format", "csv", "--process", "bare", NULL);
 	expect(&r, 0, ",bare,import,{},,,,,,,,,\n", NULL);
 	cli(b, &r, "export", "--format", "xml", NULL);
-	expect_refused(&r, 2, "json or csv");
+	expect_refused(&r, 2, "json, csv, pprof or folded");
+	cli(b, &r, "export", "--format", "pprof", NULL); /* runs without stacks: a hint, nothing written */
+	expect_refused(&r, 0, "none with a profile; collect with --sample");
+	cli(b, &r, "export", "--thread", "1", NULL);
+	expect_refused(&r, 2, "--format pprof or --format folded");
 	cli(b, &r, "export", "--label", "branch=none", NULL);
 	expect(&r, 0, "[]", NULL);
 	if (is_postgres(b))

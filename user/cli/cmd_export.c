@@ -3,7 +3,9 @@
  * topdown export: the matching runs, whole (threads, intervals and metric
  * rows), as one JSON array or as CSV with one line per metric row. Runs
  * are read and written one at a time, so memory stays flat however many
- * there are. With --output the file appears only once complete.
+ * there are. Or their sampled stacks, for other tools: a pprof profile
+ * (user/render/pprof.c) or folded text (query --folded's). With --output
+ * the file appears only once complete.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,19 +16,28 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "hot.h"
+#include "pprof.h"
 #include "query_cli.h"
 #include "query_render.h"
 
+/* What is exported: the runs (as cli.format says: JSON or CSV), or their stacks. */
+enum export_what { EXPORT_RUNS, EXPORT_PPROF, EXPORT_FOLDED };
+
 struct export_args {
 	struct td_query_cli cli;
+	enum export_what what;
 	const char *output;
-	bool format_given;
+	const char *thread;
 };
 
 static const char usage_text[] =
-	"usage: topdown export [--format json|csv] [--label key=value]... [--process NAME]\n"
-	"                      [--last 24h] [--run-id ID] [--output FILE]\n"
-	"                      [--db PATH | --backend postgresql --dsn DSN]\n";
+	"usage: topdown export [--format json|csv|pprof|folded] [--label key=value]... [--process NAME]\n"
+	"                      [--last 24h] [--run-id ID] [--thread NAME|TID] [--output FILE]\n"
+	"                      [--db PATH | --backend postgresql --dsn DSN]\n"
+	"json and csv: the runs whole. pprof: their sampled stacks as a gzipped pprof profile\n"
+	"(go tool pprof, Pyroscope, Parca); folded: as \"thread;frame;frame COUNT\" lines\n"
+	"(flamegraph.pl, speedscope). --thread keeps one thread's stacks (pprof, folded).\n";
 
 static int usage_error(const char *message)
 {
@@ -36,15 +47,19 @@ static int usage_error(const char *message)
 
 static int parse_format(const char *text, struct export_args *a, char *err, size_t errlen)
 {
+	a->what = EXPORT_RUNS;
 	if (strcmp(text, "json") == 0)
 		a->cli.format = TD_FORMAT_JSON;
 	else if (strcmp(text, "csv") == 0)
 		a->cli.format = TD_FORMAT_CSV;
+	else if (strcmp(text, "pprof") == 0)
+		a->what = EXPORT_PPROF;
+	else if (strcmp(text, "folded") == 0)
+		a->what = EXPORT_FOLDED;
 	else {
-		snprintf(err, errlen, "--format takes json or csv, not '%.32s'", text);
+		snprintf(err, errlen, "--format takes json, csv, pprof or folded, not '%.32s'", text);
 		return -EINVAL;
 	}
-	a->format_given = true;
 	return 0;
 }
 
@@ -52,10 +67,11 @@ static int own_option(void *args, int opt, const char *arg, char *err, size_t er
 {
 	struct export_args *a = args;
 
-	if (opt == 'f')
-		return parse_format(arg, a, err, errlen);
-	a->output = arg; /* 'o' */
-	return 0;
+	switch (opt) {
+	case 'f': return parse_format(arg, a, err, errlen);
+	case 'h': a->thread = arg; return 0;
+	default: a->output = arg; return 0; /* 'o' */
+	}
 }
 
 static int parse_args(int argc, char **argv, struct export_args *a)
@@ -64,6 +80,7 @@ static int parse_args(int argc, char **argv, struct export_args *a)
 		TD_QUERY_CLI_OPTIONS,
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "thread", required_argument, NULL, 'h' },
 		{ "help", no_argument, NULL, TD_QUERY_CLI_HELP },
 		{ 0 }
 	};
@@ -74,7 +91,16 @@ static int parse_args(int argc, char **argv, struct export_args *a)
 	ret = td_query_cli_parse(&a->cli, argc, argv, options, usage_text, own_option, a, false, err, sizeof(err));
 	if (ret == TD_QUERY_CLI_HELP_SHOWN)
 		return -1;
-	return ret ? usage_error(err) : 0;
+	if (ret)
+		return usage_error(err);
+	if (a->thread && a->what == EXPORT_RUNS)
+		return usage_error("--thread applies to the stacks: add --format pprof or --format folded");
+	if (a->what != EXPORT_RUNS && a->cli.format == TD_FORMAT_CSV)
+		return usage_error("--csv exports runs: leave it out with --format pprof or folded");
+	/* A terminal would show the compressed bytes as garbage, and may take them as control codes. */
+	if (a->what == EXPORT_PPROF && (!a->output || strcmp(a->output, "-") == 0) && isatty(STDOUT_FILENO))
+		return usage_error("pprof is binary: give --output FILE");
+	return 0;
 }
 
 /* Every matching run, oldest last as listed, one read at a time. */
@@ -125,6 +151,55 @@ static int write_job(FILE *out, void *ctx, char *err, size_t errlen)
 	return write_runs(job->store, job->runs, job->count, job->format, out, err, errlen);
 }
 
+/* What td_query_cli_write_output writes for --format pprof: the runs' profiles. */
+struct pprof_job {
+	const struct td_profile_list *profiles;
+	const char *thread;
+};
+
+static int write_pprof(FILE *out, void *ctx, char *err, size_t errlen)
+{
+	const struct pprof_job *job = ctx;
+
+	return td_pprof_write(out, (const struct td_run *const *)job->profiles->runs, job->profiles->count,
+			      job->thread, err, errlen);
+}
+
+static int export_pprof(struct td_store *store, const struct export_args *a, const struct td_run_filter *filter,
+			char *err, size_t errlen)
+{
+	struct td_profile_list l;
+	int ret = td_read_profiles(store, filter, &l, err, errlen);
+
+	if (ret)
+		return ret;
+	ret = td_query_cli_write_output(a->output, write_pprof, &(struct pprof_job){ &l, a->thread }, err, errlen);
+	td_profile_list_release(&l);
+	return ret;
+}
+
+/* Write errors show when td_query_cli_write_output closes the file. */
+static int write_folded(FILE *out, void *ctx, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	td_render_folded(out, ctx);
+	return 0;
+}
+
+static int export_folded(struct td_store *store, const struct export_args *a, const struct td_run_filter *filter,
+			 char *err, size_t errlen)
+{
+	struct td_query q = { .runs = *filter, .thread = a->thread };
+	struct td_folded_set *set = NULL;
+	int ret = td_query_folded(store, &q, NULL, &set, err, errlen);
+
+	if (ret == 0)
+		ret = td_query_cli_write_output(a->output, write_folded, set, err, errlen);
+	td_folded_set_free(set);
+	return ret;
+}
+
 static int export_runs(struct td_store *store, void *args, char *err, size_t errlen)
 {
 	struct export_args *a = args;
@@ -133,6 +208,10 @@ static int export_runs(struct td_store *store, void *args, char *err, size_t err
 	size_t count = 0;
 	int ret = td_run_selection_filter(&a->cli.sel, store, &filter, err, errlen);
 
+	if (ret == 0 && a->what == EXPORT_PPROF)
+		return export_pprof(store, a, &filter, err, errlen);
+	if (ret == 0 && a->what == EXPORT_FOLDED)
+		return export_folded(store, a, &filter, err, errlen);
 	if (ret == 0)
 		ret = td_store_list_runs(store, &filter, &runs, &count, err, errlen);
 	if (ret == 0)

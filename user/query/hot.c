@@ -14,73 +14,11 @@
 #include "array.h"
 #include "engine.h"
 #include "hot.h"
-
-/* ---- a string-keyed index: key text -> position in an array ---- */
-
-struct name_index {
-	uint32_t *slots; /* position + 1; 0: free */
-	char **keys;     /* by position */
-	size_t cap, count, keys_cap;
-};
-
-static uint64_t hash_text(const char *s)
-{
-	uint64_t h = 14695981039346656037ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
-
-/* The position of key, adding it when new; -ENOMEM. *added says which. */
-static int64_t name_index_get(struct name_index *ix, const char *key, bool *added)
-{
-	size_t mask, i;
-
-	*added = false;
-	if ((ix->count + 1) * 2 > ix->cap) {
-		size_t cap = ix->cap ? ix->cap * 2 : 256;
-		uint32_t *slots = calloc(cap, sizeof(*slots));
-
-		if (!slots)
-			return -ENOMEM;
-		for (size_t k = 0; k < ix->count; k++) {
-			for (i = hash_text(ix->keys[k]) & (cap - 1); slots[i]; i = (i + 1) & (cap - 1))
-				;
-			slots[i] = (uint32_t)k + 1;
-		}
-		free(ix->slots);
-		ix->slots = slots;
-		ix->cap = cap;
-	}
-	mask = ix->cap - 1;
-	for (i = hash_text(key) & mask; ix->slots[i]; i = (i + 1) & mask)
-		if (strcmp(ix->keys[ix->slots[i] - 1], key) == 0)
-			return ix->slots[i] - 1;
-	char **grown = td_grow(ix->keys, &ix->keys_cap, ix->count, sizeof(*grown));
-
-	if (!grown)
-		return -ENOMEM;
-	ix->keys = grown;
-	if (!(ix->keys[ix->count] = strdup(key)))
-		return -ENOMEM;
-	ix->slots[i] = (uint32_t)++ix->count;
-	*added = true;
-	return (int64_t)ix->count - 1;
-}
-
-static void name_index_free(struct name_index *ix)
-{
-	for (size_t i = 0; i < ix->count; i++)
-		free(ix->keys[i]);
-	free(ix->keys);
-	free(ix->slots);
-}
+#include "name_index.h"
 
 /* ---- which stacks a question covers ---- */
 
-/* thread: NULL (all), a tid in decimal, or a thread name matched as its group. */
-static bool stack_in_scope(const struct td_profile_stack *s, const char *thread)
+bool td_profile_stack_in_scope(const struct td_profile_stack *s, const char *thread)
 {
 	char want[TD_COMM_LEN], have[TD_COMM_LEN];
 	char *end;
@@ -108,7 +46,7 @@ static void function_key(const struct td_frame *f, char *buf, size_t len)
 /* ---- hot functions ---- */
 
 struct hot_builder {
-	struct name_index names;
+	struct td_name_index names;
 	struct td_hot_function *functions;
 	size_t cap;
 	double *line_weight;  /* per function: the self samples behind its chosen line */
@@ -126,7 +64,7 @@ static int function_of(struct hot_builder *b, const struct td_frame *f, uint32_t
 	int64_t at;
 
 	function_key(f, key, sizeof(key));
-	at = name_index_get(&b->names, key, &added);
+	at = td_name_index_get(&b->names, key, &added);
 	if (at < 0)
 		return (int)at;
 	if (added) {
@@ -166,7 +104,7 @@ static int add_profile(struct hot_builder *b, const struct td_profile *p, const 
 	for (size_t s = 0; !ret && s < p->nr_stacks; s++) {
 		const struct td_profile_stack *st = &p->stacks[s];
 
-		if (!stack_in_scope(st, thread) || st->nr_frames == 0)
+		if (!td_profile_stack_in_scope(st, thread) || st->nr_frames == 0)
 			continue;
 		*samples += st->count;
 		b->serial++;
@@ -283,7 +221,7 @@ int td_profiles_hot(const struct td_profile *const *profiles, size_t n, const ch
 	free(b.functions);
 	free(b.line_weight);
 	free(b.seen);
-	name_index_free(&b.names);
+	td_name_index_free(&b.names);
 	if (ret) {
 		snprintf(err, errlen, "out of memory ranking hot functions");
 		td_hot_free(hot);
@@ -302,14 +240,7 @@ int td_profiles_hot(const struct td_profile *const *profiles, size_t n, const ch
 
 /* ---- reading the profiles of the selected runs ---- */
 
-struct profile_list {
-	struct td_run **runs;
-	const struct td_profile **profiles;
-	size_t count;
-};
-
-/* Leaves l empty: releasing it again is harmless. */
-static void profile_list_release(struct profile_list *l)
+void td_profile_list_release(struct td_profile_list *l)
 {
 	for (size_t i = 0; i < l->count; i++)
 		td_run_free(l->runs[i]);
@@ -318,9 +249,8 @@ static void profile_list_release(struct profile_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* The runs of filter that have a profile, newest first; TD_QUERY_NOTHING when none. */
-static int read_profiles(struct td_store *store, const struct td_run_filter *filter, struct profile_list *l,
-			 char *err, size_t errlen)
+int td_read_profiles(struct td_store *store, const struct td_run_filter *filter, struct td_profile_list *l,
+		     char *err, size_t errlen)
 {
 	struct td_run_summary *runs = NULL;
 	size_t count = 0;
@@ -353,27 +283,27 @@ static int read_profiles(struct td_store *store, const struct td_run_filter *fil
 		ret = TD_QUERY_NOTHING;
 	}
 	if (ret)
-		profile_list_release(l);
+		td_profile_list_release(l);
 	return ret;
 }
 
 int td_query_hot(struct td_store *store, const struct td_query *q, struct td_hot **out, char *err, size_t errlen)
 {
-	struct profile_list l;
-	int ret = read_profiles(store, &q->runs, &l, err, errlen);
+	struct td_profile_list l;
+	int ret = td_read_profiles(store, &q->runs, &l, err, errlen);
 
 	*out = NULL;
 	if (ret)
 		return ret;
 	ret = td_profiles_hot(l.profiles, l.count, q->thread, q->top_n, out, err, errlen);
-	profile_list_release(&l);
+	td_profile_list_release(&l);
 	return ret;
 }
 
 /* ---- folded stacks ---- */
 
 struct folded_builder {
-	struct name_index stacks;
+	struct td_name_index stacks;
 	struct td_folded *items;
 	size_t cap;
 	char *line;
@@ -411,7 +341,7 @@ static int fold_profile(struct folded_builder *b, const struct td_profile *p, co
 		bool added;
 		int64_t at;
 
-		if (!stack_in_scope(st, thread))
+		if (!td_profile_stack_in_scope(st, thread))
 			continue;
 		*samples += st->count;
 		td_thread_group_name(st->comm, group, sizeof(group));
@@ -427,7 +357,7 @@ static int fold_profile(struct folded_builder *b, const struct td_profile *p, co
 			if (!ret)
 				ret = line_add(b, &len, name);
 		}
-		at = ret ? ret : name_index_get(&b->stacks, b->line, &added);
+		at = ret ? ret : td_name_index_get(&b->stacks, b->line, &added);
 		if (at < 0) {
 			ret = (int)at;
 			break;
@@ -469,13 +399,13 @@ int td_query_folded(struct td_store *store, const struct td_query *q, const stru
 		    struct td_folded_set **out, char *err, size_t errlen)
 {
 	struct folded_builder b = { 0 };
-	struct profile_list now = { 0 }, before = { 0 };
+	struct td_profile_list now = { 0 }, before = { 0 };
 	struct td_folded_set *set = calloc(1, sizeof(*set));
-	int ret = set ? read_profiles(store, &q->runs, &now, err, errlen) : -ENOMEM;
+	int ret = set ? td_read_profiles(store, &q->runs, &now, err, errlen) : -ENOMEM;
 
 	*out = NULL;
 	if (!ret && base)
-		ret = read_profiles(store, &base->runs, &before, err, errlen);
+		ret = td_read_profiles(store, &base->runs, &before, err, errlen);
 	for (size_t i = 0; !ret && i < now.count; i++)
 		ret = fold_profile(&b, now.profiles[i], q->thread, false, &set->samples);
 	for (size_t i = 0; !ret && i < before.count; i++)
@@ -499,9 +429,9 @@ int td_query_folded(struct td_store *store, const struct td_query *q, const stru
 		snprintf(err, errlen, "out of memory folding stacks");
 	free(b.items);
 	free(b.line);
-	name_index_free(&b.stacks);
-	profile_list_release(&now);
-	profile_list_release(&before);
+	td_name_index_free(&b.stacks);
+	td_profile_list_release(&now);
+	td_profile_list_release(&before);
 	if (!ret && !set->samples) {
 		snprintf(err, errlen, "the matching runs have no samples%s; drop --thread or widen the selection",
 			 q->thread ? " of that thread" : "");
@@ -543,7 +473,7 @@ static int by_delta(const void *a, const void *b)
 /* Every function of either side, matched by name and module. */
 static int pair_functions(struct td_hot_comparison *c)
 {
-	struct name_index ix = { 0 };
+	struct td_name_index ix = { 0 };
 	const struct td_hot *sides[] = { c->base, c->current };
 	size_t cap = 0;
 	int ret = 0;
@@ -556,7 +486,7 @@ static int pair_functions(struct td_hot_comparison *c)
 			int64_t at;
 
 			snprintf(key, sizeof(key), "%s%c%s", h->name, '\x1f', h->module ? h->module : "");
-			at = name_index_get(&ix, key, &added);
+			at = td_name_index_get(&ix, key, &added);
 			if (at < 0) {
 				ret = (int)at;
 				break;
@@ -585,7 +515,7 @@ static int pair_functions(struct td_hot_comparison *c)
 		c->changes[i].delta = c->changes[i].self_share - c->changes[i].base_self_share;
 	if (!ret)
 		qsort(c->changes, c->nr_changes, sizeof(*c->changes), by_delta);
-	name_index_free(&ix);
+	td_name_index_free(&ix);
 	return ret;
 }
 

@@ -20,6 +20,27 @@
 #include "profile.h"
 #include "query.h"
 
+/*
+ * The profiles of the runs a filter selects, read once: what every
+ * question here starts from, and what exporters (pprof) walk themselves.
+ * profiles[i] is runs[i]->profile; the list owns the runs.
+ */
+struct td_profile_list {
+	struct td_run **runs;
+	const struct td_profile **profiles;
+	size_t count;
+};
+
+/* The runs of filter that have a profile, newest first; TD_QUERY_NOTHING with a hint when none. */
+int td_read_profiles(struct td_store *store, const struct td_run_filter *filter, struct td_profile_list *l,
+		     char *err, size_t errlen);
+/* Leaves l empty: releasing it again is harmless. */
+void td_profile_list_release(struct td_profile_list *l);
+
+/* Whether a stack is of the thread asked for: thread NULL (all), a tid in
+ * decimal, or a thread name matched as its group (TD_SCOPE_GROUP). */
+bool td_profile_stack_in_scope(const struct td_profile_stack *s, const char *thread);
+
 struct td_hot_function {
 	char *name;       /* the frame's name: function, or module+0xoffset, or a marker */
 	char *module;     /* NULL when unknown */

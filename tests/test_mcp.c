@@ -388,7 +388,7 @@ static void test_tools_list(void **state)
 	json_t *tools = json_object_get(result, "tools"), *tool;
 	size_t i;
 
-	assert_int_equal(json_array_size(tools), 12);
+	assert_int_equal(json_array_size(tools), 14);
 	assert_null(json_object_get(result, "nextCursor"));
 	json_array_foreach(tools, i, tool) {
 		json_t *input = json_object_get(tool, "inputSchema");
@@ -407,7 +407,7 @@ static void test_tools_list(void **state)
 		     TD_RPC_INVALID_PARAMS, "2");
 	expect_error(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{\"cursor\":5}}",
 		     TD_RPC_INVALID_PARAMS, "2");
-	result = result_of(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{\"cursor\":\"12\"}}");
+	result = result_of(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{\"cursor\":\"14\"}}");
 	assert_int_equal(json_array_size(json_object_get(result, "tools")), 0);
 	json_decref(result);
 }
@@ -438,7 +438,7 @@ static void test_pagination(void **state)
 		pages++;
 	} while (cursor && pages < 10);
 	assert_int_equal(pages, 3);
-	assert_int_equal(seen, 12);
+	assert_int_equal(seen, 14);
 	session_free(s);
 }
 

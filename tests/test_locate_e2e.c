@@ -381,6 +381,35 @@ static void test_bad_sampling_input(void **state)
 	assert_int_equal(stored_runs(), before);
 }
 
+/* A rate above the kernel's cap is lowered to it, said once; the run is stored. */
+static void test_frequency_above_cap_is_lowered(void **state)
+{
+	struct cli_result r;
+	char pid[16];
+	size_t before;
+	int go;
+	pid_t child;
+
+	(void)state;
+	e2e_require_bpf();
+	before = stored_runs();
+	child = e2e_spawn_workload(&go, NULL, "--duration-ms", "1500", "--io-threads", "0", NULL);
+	assert_int_equal(write(go, "g", 1), 1);
+	close(go);
+	snprintf(pid, sizeof(pid), "%d", child);
+	{
+		const char *a[] = { "collect", "--pid", pid, "--duration", "1s", "--sample", "--sample-freq", "1000000",
+				    "--db", db_path, NULL };
+		run_topdown(&r, a);
+	}
+	waitpid(child, NULL, 0);
+	print_message("  %s", r.err);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "kernel.perf_event_max_sample_rate"));
+	assert_null(strstr(strstr(r.err, "kernel.perf_event_max_sample_rate") + 1, "kernel.perf_event_max_sample_rate"));
+	assert_int_equal(stored_runs(), before + 1);
+}
+
 /* Questions about locate on runs without profiles: an empty answer with a hint, not a failure. */
 static void test_questions_without_profiles(void **state)
 {
@@ -432,6 +461,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_sampling_input),
 		cmocka_unit_test(test_questions_without_profiles),
+		cmocka_unit_test(test_frequency_above_cap_is_lowered),
 		cmocka_unit_test(test_split_truth),
 		cmocka_unit_test(test_deleted_binary_resolves),
 		cmocka_unit_test(test_stripped_binary_shows_offsets),

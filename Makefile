@@ -24,7 +24,7 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
 
-PKGS := libbpf jansson sqlite3 libpq libdw libprotobuf-c zlib
+PKGS := libbpf jansson sqlite3 libpq libdw libprotobuf-c zlib libmicrohttpd
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -49,8 +49,9 @@ endif
 # with the include paths of the rooms it may use, so an upward include
 # fails to compile: ROOM_SEES_<room> lists them, the room itself included.
 # tests/check_layers.sh proves the rule holds for every pair of rooms.
-ROOMS := core storage kb collect locate query import render agent doctor mcp cli
+ROOMS := core http storage kb collect locate query import render agent doctor mcp cli
 ROOM_DIR_core := user/core
+ROOM_DIR_http := user/http
 ROOM_DIR_storage := storage
 ROOM_DIR_kb := kb
 ROOM_DIR_collect := user/collect
@@ -63,6 +64,7 @@ ROOM_DIR_doctor := user/doctor
 ROOM_DIR_mcp := mcp
 ROOM_DIR_cli := user/cli
 ROOM_SEES_core := core
+ROOM_SEES_http := core http
 ROOM_SEES_storage := core storage
 ROOM_SEES_kb := core kb
 ROOM_SEES_collect := core storage kb collect
@@ -70,9 +72,9 @@ ROOM_SEES_locate := core locate
 ROOM_SEES_query := core storage kb query
 ROOM_SEES_import := core storage kb import
 ROOM_SEES_render := core storage kb query render
-ROOM_SEES_agent := core storage kb collect locate query render agent
+ROOM_SEES_agent := core http storage kb collect locate query render agent
 ROOM_SEES_doctor := core storage kb collect doctor
-ROOM_SEES_mcp := core storage kb collect locate query render import agent mcp
+ROOM_SEES_mcp := core http storage kb collect locate query render import agent mcp
 ROOM_SEES_cli := $(ROOMS)
 # The BPF side's shared header and the generated skeletons come with the
 # collector: whoever sees collect sees them, nobody below it does.
@@ -101,11 +103,12 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZERS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 WORKLOAD := $(OUT)/td-workload
 
-# curl and prometheus (for its promtool) check the agent's /metrics in tests;
+# curl and prometheus (for its promtool) check the agent's /metrics and the
+# MCP server's HTTP transport in tests;
 # chromium runs the flame graph's page in tests/browser.
 DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	libpfm4-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev \
-	libprotobuf-c-dev protobuf-c-compiler \
+	libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev \
 	pkg-config make gcc libclang-rt-14-dev valgrind linux-perf \
 	postgresql sqlite3 procps systemd rpm groff-base curl prometheus \
 	qemu-system-x86 cpio chromium

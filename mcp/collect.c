@@ -538,9 +538,14 @@ static void kill_job(struct td_mcp_server *s)
 	job_free(job);
 }
 
+bool td_mcp_collect_answers(const struct td_mcp_server *s, const json_t *request_id)
+{
+	return s->collect && json_equal(s->collect->request_id, request_id);
+}
+
 void td_mcp_collect_cancel(struct td_mcp_server *s, const json_t *request_id)
 {
-	if (!s->collect || !json_equal(s->collect->request_id, request_id))
+	if (!td_mcp_collect_answers(s, request_id))
 		return;
 	kill_job(s);
 	td_mcp_log(s, TD_MCP_LOG_INFO, "collection cancelled");

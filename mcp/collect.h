@@ -29,6 +29,9 @@ int td_mcp_collect_timeout_ms(const struct td_mcp_server *s);
 /* Reads what the child wrote, sends progress that is due, answers when it has ended. */
 void td_mcp_collect_step(struct td_mcp_server *s, const struct pollfd *fds, size_t n);
 
+/* Whether a collection runs that will answer request_id. */
+bool td_mcp_collect_answers(const struct td_mcp_server *s, const json_t *request_id);
+
 /* notifications/cancelled: ends the collection answering request_id, if
  * that is the running one; the request is then never answered. */
 void td_mcp_collect_cancel(struct td_mcp_server *s, const json_t *request_id);

@@ -103,6 +103,14 @@ json_t *td_rpc_notification(const char *method, json_t *params)
 	return json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method", method, "params", params);
 }
 
+/* jansson dumps members in the order td_rpc_notification packs them. */
+bool td_rpc_text_is_notification(const char *text)
+{
+	static const char head[] = "{\"jsonrpc\":\"2.0\",\"method\":";
+
+	return !strncmp(text, head, sizeof(head) - 1);
+}
+
 /* ---- line framing ---- */
 
 void td_line_reader_init(struct td_line_reader *r, size_t max)

@@ -59,6 +59,9 @@ json_t *td_rpc_result(const json_t *id, json_t *result);
 json_t *td_rpc_error(const json_t *id, int code, const char *message, json_t *data);
 /* {"jsonrpc":"2.0","method":method,"params":params}; steals params. */
 json_t *td_rpc_notification(const char *method, json_t *params);
+/* Whether text (as td_mcp_send writes it, JSON_COMPACT) is a notification
+ * built by td_rpc_notification, rather than a response. */
+bool td_rpc_text_is_notification(const char *text);
 
 /*
  * Splits a byte stream into lines. A line longer than max is dropped up to

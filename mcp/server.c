@@ -189,12 +189,25 @@ json_t *td_mcp_tool_error(const char *message)
 
 /* ---- lifecycle ---- */
 
-static const char *negotiate(const char *requested)
+/* Our entry for version, or NULL when we do not speak it. */
+static const char *known_version(const char *version)
 {
 	for (size_t i = 0; i < sizeof(protocol_versions) / sizeof(protocol_versions[0]); i++)
-		if (!strcmp(requested, protocol_versions[i]))
+		if (!strcmp(version, protocol_versions[i]))
 			return protocol_versions[i];
-	return TD_MCP_PROTOCOL_LATEST;
+	return NULL;
+}
+
+bool td_mcp_protocol_supported(const char *version)
+{
+	return known_version(version);
+}
+
+static const char *negotiate(const char *requested)
+{
+	const char *version = known_version(requested);
+
+	return version ? version : TD_MCP_PROTOCOL_LATEST;
 }
 
 static int m_initialize(struct td_mcp_server *s, const struct td_mcp_request *req,

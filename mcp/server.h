@@ -42,6 +42,9 @@ struct td_mcp_server *td_mcp_server_new(const struct td_mcp_options *opts, td_mc
 					void *ctx);
 void td_mcp_server_free(struct td_mcp_server *s);
 
+/* Whether the server speaks this MCP protocol version ("2025-06-18"). */
+bool td_mcp_protocol_supported(const char *version);
+
 /* Handles one message (a line without its newline); line NULL reports a
  * line that was dropped for being over TD_RPC_MAX_LINE. */
 void td_mcp_handle_line(struct td_mcp_server *s, const char *line, size_t len);

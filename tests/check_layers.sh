@@ -17,6 +17,7 @@ rooms=$(make -s --no-print-directory print-rooms) || { echo "make print-rooms fa
 # room: the rooms it may use besides itself.
 declare -A may_use=(
 	[core]=""
+	[http]="core"
 	[storage]="core"
 	[kb]="core"
 	[collect]="core storage kb"
@@ -24,9 +25,9 @@ declare -A may_use=(
 	[query]="core storage kb"
 	[import]="core storage kb"
 	[render]="core storage kb query"
-	[agent]="core storage kb collect locate query render"
+	[agent]="core http storage kb collect locate query render"
 	[doctor]="core storage kb collect"
-	[mcp]="core storage kb collect locate query render import agent"
+	[mcp]="core http storage kb collect locate query render import agent"
 	[cli]="*"
 )
 

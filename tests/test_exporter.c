@@ -933,7 +933,10 @@ static void test_serves_metrics(void **state)
 	expect_status(port, "POST /other HTTP/1.1\r\n\r\n", "HTTP/1.1 404 Not Found\r\n");
 	expect_status(port, "PUT /metrics HTTP/1.1\r\n\r\n", "HTTP/1.1 405 Method Not Allowed\r\n");
 	expect_status(port, "HEAD /metrics HTTP/1.1\r\n\r\n", "HTTP/1.1 405 Method Not Allowed\r\n");
-	expect_status(port, "hello\r\n\r\n", "HTTP/1.1 400 Bad Request\r\n");
+	/* garbage: refused, or dropped unanswered (libmicrohttpd's choice) */
+	response = http(port, "hello\r\n\r\n");
+	assert_true(!*response || !strncmp(response, "HTTP/1.1 400 Bad Request\r\n", 26));
+	free(response);
 	expect_status(port, "GET /metrics\r\n\r\n", "HTTP/1.1 400 Bad Request\r\n");
 	expect_status(port, "GET /metrics SPDY/3\r\n\r\n", "HTTP/1.1 400 Bad Request\r\n");
 	response = http(port, "DELETE /metrics HTTP/1.1\r\n\r\n");
@@ -956,20 +959,31 @@ static void test_bad_clients_cannot_hang_it(void **state)
 	(void)state;
 	int port = free_port(), fd;
 	struct td_exporter *x = start_ok(port);
-	char *big = malloc(8192), *response;
+	char *big = malloc(32768), *response;
 	long long t0;
 	size_t len;
 
-	/* a head of 8 KiB without its end: refused, not waited on */
+	/* a head of 32 KiB without its end: refused, not waited on */
 	assert_non_null(big);
 	memcpy(big, "GET /metrics HTTP/1.1\r\nX: ", 26);
-	memset(big + 26, 'a', 8192 - 26);
+	memset(big + 26, 'a', 32768 - 26);
 	fd = connect_to(port);
-	assert_int_equal(send(fd, big, 8192, 0), 8192);
+	assert_int_equal(send(fd, big, 32768, 0), 32768);
 	response = read_all(fd, &len);
 	assert_true(!strncmp(response, "HTTP/1.1 431 ", 13));
 	free(response);
 	free(big);
+
+	/* while a client stalls mid-request, scrapes are answered at once:
+	 * each connection has a thread of its own */
+	fd = connect_to(port);
+	assert_int_equal(send(fd, "GET /metrics HTTP/1.1\r\n", 23, 0), 23);
+	t0 = ms_now();
+	response = http(port, "GET /metrics HTTP/1.1\r\n\r\n");
+	assert_string_equal(body_of_200(response), "");
+	free(response);
+	assert_true(ms_now() - t0 < 1000);
+	close(fd);
 
 	/* a client that sends half a request and stalls is cut off after the
 	 * exchange's time limit, with no answer; the next is served */
@@ -1192,7 +1206,7 @@ static void test_start_without_resources(void **state)
 		err[0] = '\0';
 		assert_null(td_exporter_start(listen, err, sizeof(err)));
 		assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
-		assert_non_null(strstr(err, spare ? "cannot start the metrics exporter: eventfd: Too many open files"
+		assert_non_null(strstr(err, spare ? "cannot start the HTTP server on 127.0.0.1:"
 						  : "cannot listen on 127.0.0.1:"));
 		assert_non_null(strstr(err, "Too many open files"));
 	}
@@ -1236,15 +1250,16 @@ static void test_server_out_of_memory(void **state)
 	assert_string_equal(body_of_200(response), want);
 	free(response);
 
-	/* a scrape that cannot copy the text: 503, and the next one works
-	 * (the client allocates only once the answer is there) */
+	/* a scrape that cannot copy the text: 503 (or, when libmicrohttpd's
+	 * own allocation fails first, a closed connection), and the next one
+	 * works (the client allocates only once the answer is there) */
 	fd = connect_to(port);
 	atomic_store(&malloc_fail_after, 0);
 	assert_int_equal(send(fd, "GET /metrics HTTP/1.1\r\n\r\n", 27, 0), 27);
 	assert_int_equal(poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1, 10000), 1);
 	atomic_store(&malloc_fail_after, -1);
 	response = read_all(fd, &len);
-	assert_true(!strncmp(response, "HTTP/1.1 503 Service Unavailable\r\n", 34));
+	assert_true(!*response || !strncmp(response, "HTTP/1.1 503 Service Unavailable\r\n", 34));
 	free(response);
 	response = http(port, "GET /metrics HTTP/1.1\r\n\r\n");
 	assert_string_equal(body_of_200(response), want);

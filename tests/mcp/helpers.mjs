@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, '../..');
@@ -63,15 +64,47 @@ export function sampleRun(db, labels) {
   }
 }
 
-export async function connect(args, options = {}) {
-  const transport = new StdioClientTransport({
-    command: topdown,
-    args: ['mcp-serve', ...args],
-    stderr: 'pipe',
+// `topdown mcp-serve --transport http` on a free port: the server
+// process and the URL it tells on stderr.
+export function serveHttp(args) {
+  const server = spawn(topdown, ['mcp-serve', '--transport', 'http', '--port', '0', ...args],
+    { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  const url = new Promise((resolve, reject) => {
+    server.stderr.on('data', (chunk) => {
+      log += chunk;
+      const served = /serving MCP at (\S+)/.exec(log);
+      if (served) resolve(new URL(served[1]));
+    });
+    server.on('exit', (code) => reject(new Error(`mcp-serve exited (${code}) before serving: ${log}`)));
   });
+  return { server, url };
+}
+
+// A connected SDK client, over stdio, or over Streamable HTTP when
+// TD_MCP_TRANSPORT=http (sdk_http.test.mjs runs sdk.test.mjs that way).
+// client.close() also ends the HTTP session and stops that server.
+export async function connect(args, options = {}) {
   const client = new Client({ name: 'topdown-tests', version: '1.0.0' }, options);
+  if (process.env.TD_MCP_TRANSPORT !== 'http') {
+    const transport = new StdioClientTransport({
+      command: topdown,
+      args: ['mcp-serve', ...args],
+      stderr: 'pipe',
+    });
+    await client.connect(transport);
+    return { client, transport };
+  }
+  const { server, url } = serveHttp(args);
+  const transport = new StreamableHTTPClientTransport(await url);
   await client.connect(transport);
-  return { client, transport };
+  const close = client.close.bind(client);
+  client.close = async () => {
+    await transport.terminateSession();
+    await close();
+    server.kill('SIGTERM');
+  };
+  return { client, transport, server };
 }
 
 export const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-import { makeStore, topdown } from './helpers.mjs';
+import { makeStore, serveHttp, topdown } from './helpers.mjs';
 
 const run = promisify(execFile);
 const inspector = path.join(path.dirname(fileURLToPath(import.meta.url)),
@@ -60,4 +60,22 @@ test('prompts/get', async () => {
   const result = await inspect('--method', 'prompts/get', '--prompt-name', 'explain_regression',
     '--prompt-args', `run_a=${store.runs.main[0]}`, `run_b=${store.runs.feature[0]}`);
   assert.match(result.messages[0].content.text, new RegExp(`run_b "${store.runs.feature[0]}"`));
+});
+
+// The same Inspector, against `topdown mcp-serve --transport http`.
+test('tools/list and tools/call over Streamable HTTP', async () => {
+  const { server, url } = serveHttp(['--db', store.db]);
+  try {
+    const target = (await url).href;
+    const http = async (...args) => JSON.parse((await run(inspector,
+      ['--cli', target, '--transport', 'http', ...args], { timeout: 60000 })).stdout);
+    const { tools } = await http('--method', 'tools/list');
+    assert.equal(tools.length, 14);
+    const result = await http('--method', 'tools/call', '--tool-name', 'query_bottlenecks',
+      '--tool-arg', 'process=redis-server', '--tool-arg', 'limit=1');
+    assert.equal(result.isError, false);
+    assert.equal(result.structuredContent.bottlenecks[0].path, 'Frontend_Bound');
+  } finally {
+    server.kill('SIGTERM');
+  }
 });

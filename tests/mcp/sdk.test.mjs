@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // topdown mcp-serve driven by the official TypeScript SDK client
-// (Client + StdioClientTransport), as assistants drive it.
+// (Client + StdioClientTransport), as assistants drive it; sdk_http.test.mjs
+// runs it again over Streamable HTTP.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 

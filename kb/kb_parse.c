@@ -25,6 +25,10 @@
  *         [unit=fraction|ratio] [scale=X] [alias=NAME,...] [sum]
  *   expr TEXT                 the formula of the metric above
  *   threshold TEXT            its threshold rule
+ *   sample EVENT [precise] [also=EVENT,...]
+ *                             the event to sample to find the code behind
+ *                             the metric above, and the vendor's other
+ *                             choices: events of the model
  *
  * The build inserts "file PATH" lines between files so errors name them.
  */
@@ -317,6 +321,7 @@ static int parse_metric(struct parser *p, char *rest)
 	if (!m->name)
 		return fail(p, "metric without name", "");
 	m->aliases = "";
+	m->sample_also = "";
 	m->scale = 1;
 	int rc = parse_metric_kind(p, m, next_word(&rest));
 	while (!rc && (w = next_word(&rest)))
@@ -336,6 +341,32 @@ static int parse_formula(struct parser *p, const char *keyword, char *rest)
 	if (*dst)
 		return fail(p, "second formula of the same kind for", p->metric->name);
 	*dst = rest + strspn(rest, " \t");
+	return 0;
+}
+
+static int parse_sample(struct parser *p, char *rest)
+{
+	struct td_metric_def *m = p->metric;
+	const char *v;
+	char *w;
+	if (!m)
+		return fail(p, "sample before any metric", "sample");
+	if (m->sample)
+		return fail(p, "second sample line for", m->name);
+	if (!(m->sample = next_word(&rest)))
+		return fail(p, "sample without event for", m->name);
+	while ((w = next_word(&rest))) {
+		if (strcmp(w, "precise") == 0) {
+			m->sample_precise = true;
+		} else if ((v = value_of(w, "also")) && *v) {
+			for (char *c = (char *)v; *c; c++)
+				if (*c == ',')
+					*c = ' ';
+			m->sample_also = v;
+		} else {
+			return fail(p, "unknown sample attribute", w);
+		}
+	}
 	return 0;
 }
 
@@ -408,6 +439,8 @@ static int parse_line(struct parser *p, char *line)
 		return parse_metric(p, rest);
 	if (strcmp(keyword, "expr") == 0 || strcmp(keyword, "threshold") == 0)
 		return parse_formula(p, keyword, rest);
+	if (strcmp(keyword, "sample") == 0)
+		return parse_sample(p, rest);
 	if (strcmp(keyword, "vendor") == 0)
 		return parse_vendor(p, rest);
 	if (strcmp(keyword, "counters") == 0)

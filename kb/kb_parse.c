@@ -111,6 +111,15 @@ static const char *value_of(const char *word, const char *key)
 	return strncmp(word, key, n) == 0 && word[n] == '=' ? word + n + 1 : NULL;
 }
 
+/* "a,b,c" -> "a b c" in place: the space-separated lists of td_metric_def. */
+static const char *word_list(const char *v)
+{
+	for (char *c = (char *)v; *c; c++)
+		if (*c == ',')
+			*c = ' ';
+	return v;
+}
+
 static int need_model(struct parser *p, const char *keyword)
 {
 	return p->model ? 0 : fail(p, "statement outside a model section", keyword);
@@ -298,10 +307,7 @@ static int parse_metric_attr(struct parser *p, struct td_metric_def *m, char *w)
 		if (end == v || *end || !(m->scale > 0))
 			return fail(p, "bad scale", w);
 	} else if ((v = value_of(w, "alias"))) {
-		for (char *c = (char *)v; *c; c++)
-			if (*c == ',')
-				*c = ' ';
-		m->aliases = v;
+		m->aliases = word_list(v);
 	} else if (strcmp(w, "sum") == 0) {
 		m->children_sum = true;
 	} else {
@@ -359,10 +365,7 @@ static int parse_sample(struct parser *p, char *rest)
 		if (strcmp(w, "precise") == 0) {
 			m->sample_precise = true;
 		} else if ((v = value_of(w, "also")) && *v) {
-			for (char *c = (char *)v; *c; c++)
-				if (*c == ',')
-					*c = ' ';
-			m->sample_also = v;
+			m->sample_also = word_list(v);
 		} else {
 			return fail(p, "unknown sample attribute", w);
 		}

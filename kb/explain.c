@@ -531,6 +531,23 @@ static int fill_explanation(const struct td_kb *kb, struct td_explanation *e,
 	return 0;
 }
 
+/* The last node of a dotted path. */
+static const char *path_leaf(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	return dot ? dot + 1 : path;
+}
+
+static void set_locate(struct td_explanation *e, const struct td_model *model)
+{
+	const char *path = e->computed ? (e->n_placements ? e->placements[0].path : NULL) : e->ref_parent;
+
+	e->locate_node = path ? path_leaf(path) : e->name;
+	if (model && (e->sample_event = td_model_sample_event(model, e->locate_node, &e->sample_precise)))
+		e->sample_model = model->name;
+}
+
 /* The explanation of the best candidate, c[0]; the others become also. */
 static struct td_explanation *explain_candidates(const struct td_kb *kb, const struct candidate *c,
 						 size_t n, const struct td_model *model)
@@ -547,6 +564,7 @@ static struct td_explanation *explain_candidates(const struct td_kb *kb, const s
 			goto fail;
 	if (fill_explanation(kb, e, model) < 0)
 		goto fail;
+	set_locate(e, model);
 	return e;
 fail:
 	td_explanation_free(e);

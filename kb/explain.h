@@ -91,6 +91,16 @@ struct td_explanation {
 	const struct td_explain_text **also;  /* other entries the query names too */
 	size_t n_also;
 	char *ref_parent;                     /* owned: parent path of a ref_path */
+	/*
+	 * Finding its code: what `topdown collect --sample-for` takes for it
+	 * (the tree node; an uncomputed node's parent; else the metric name)
+	 * and, when the lookup names a model, the event that samples on that
+	 * model (td_model_sample_event) and whether precisely; else NULL.
+	 */
+	const char *locate_node;
+	const char *sample_event;
+	bool sample_precise;
+	const char *sample_model;             /* the model's short name, with sample_event */
 };
 
 /* Short vendor name for output: "intel", "arm", "amd". */

@@ -51,10 +51,10 @@ const struct td_explain_text td_explain_texts[] = {
 	.hints = {
 		"Split it into latency and bandwidth: `topdown collect --level 2 --process "
 		"NAME`, then `topdown query --tree --run-id ID`.",
-		"Find the code that starves the pipeline: `perf record -e "
-		"frontend_retired.latency_ge_16:pp -p PID` (long bubbles) or "
+		"Find the code that starves the pipeline: `topdown collect --pid PID "
+		"--sample=frontend_retired.latency_ge_16` (long bubbles) or "
 		"`frontend_retired.latency_ge_2_bubbles_ge_1:pp` (short ones), then "
-		"`perf report`.",
+		"`topdown query --hot`.",
 		"Shrink and order the hot path: profile-guided optimisation "
 		"(-fprofile-generate/-fprofile-use), link-time function ordering, or a "
 		"post-link optimiser such as BOLT.",
@@ -78,8 +78,8 @@ const struct td_explain_text td_explain_texts[] = {
 	.hints = {
 		"Separate mispredictions from machine clears with `topdown collect "
 		"--level 2 --process NAME` (Branch_Mispredicts vs Machine_Clears).",
-		"Find the mispredicted branches: `perf record -e "
-		"br_misp_retired.all_branches:pp -p PID`, then `perf annotate` on the "
+		"Find the mispredicted branches: `topdown collect --pid PID "
+		"--sample=br_misp_retired.all_branches`, then `topdown query --hot` on the "
 		"top symbols.",
 		"Compare BR_MISP_RETIRED.ALL_BRANCHES with INST_RETIRED.ANY: fewer than "
 		"about 200 instructions per misprediction is a lot.",
@@ -130,8 +130,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"Count vector work with the FP_ARITH_INST_RETIRED.* events (scalar vs "
 		"128/256/512-bit) and check the compiler vectorised the hot loops "
 		"(-O3 -march=native, -fopt-info-vec-missed).",
-		"Profile where the retired work goes: `perf record -e instructions -p "
-		"PID` and look for algorithmic savings first.",
+		"Profile where the retired work goes: `topdown collect --pid PID --sample=instructions`"
+		" and look for algorithmic savings first.",
 	},
 },
 
@@ -154,10 +154,10 @@ const struct td_explain_text td_explain_texts[] = {
 		"Go one level down: `topdown collect --level 3 --process NAME` shows "
 		"ICache_Misses, ITLB_Misses, Branch_Resteers, MS_Switches, LCP and "
 		"DSB_Switches.",
-		"Sample where long fetch bubbles retire: `perf record -e "
-		"frontend_retired.latency_ge_16:pp -p PID`.",
-		"Code misses beyond L2 show with `perf record -e "
-		"frontend_retired.l2_miss:pp -p PID`.",
+		"Sample where long fetch bubbles retire: `topdown collect --pid PID "
+		"--sample=frontend_retired.latency_ge_16`.",
+		"Code misses beyond L2 show with `topdown collect --pid PID "
+		"--sample=frontend_retired.l2_miss`.",
 	},
 },
 {
@@ -174,8 +174,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"JIT-compiled code placed without regard to locality.",
 	},
 	.hints = {
-		"Find the missing code: `perf record -e frontend_retired.l1i_miss:pp "
-		"-p PID` (or frontend_retired.l2_miss:pp for misses that also miss L2).",
+		"Find the missing code: `topdown collect --pid PID --sample=frontend_retired.l1i_miss`"
+		" (or frontend_retired.l2_miss:pp for misses that also miss L2).",
 		"Group hot code: profile-guided optimisation with function reordering, "
 		"hot/cold splitting (__attribute__((cold)), -freorder-blocks-and-partition) "
 		"or BOLT.",
@@ -195,7 +195,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Hot loops calling helpers spread over many cache lines.",
 	},
 	.hints = {
-		"Sample the fetches: `perf record -e frontend_retired.l1i_miss:pp -p PID` "
+		"Sample the fetches: `topdown collect --pid PID --sample=frontend_retired.l1i_miss` "
 		"and look for hot functions that could be grouped together.",
 		"Reorder functions by profile (PGO, BOLT's function reordering) so that "
 		"caller and callee share lines.",
@@ -214,7 +214,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Code evicted from L2 by data streaming through the same cache.",
 	},
 	.hints = {
-		"Sample them: `perf record -e frontend_retired.l2_miss:pp -p PID`.",
+		"Sample them: `topdown collect --pid PID --sample=frontend_retired.l2_miss`.",
 		"Reduce and order the code footprint (PGO, BOLT, dropping unused "
 		"features from hot builds); consider whether data streams could bypass "
 		"the cache with non-temporal stores.",
@@ -232,8 +232,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"locality jumping across many lines.",
 	},
 	.hints = {
-		"Treat it like ICache_Misses: `perf record -e "
-		"frontend_retired.l1i_miss:pp -p PID`, then group hot code with PGO or "
+		"Treat it like ICache_Misses: `topdown collect --pid PID "
+		"--sample=frontend_retired.l1i_miss`, then group hot code with PGO or "
 		"BOLT.",
 	},
 },
@@ -250,7 +250,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"JIT code scattered over many small mappings.",
 	},
 	.hints = {
-		"Sample the misses: `perf record -e frontend_retired.itlb_miss:pp -p PID` "
+		"Sample the misses: `topdown collect --pid PID --sample=frontend_retired.itlb_miss` "
 		"(frontend_retired.stlb_miss:pp for those needing a walk).",
 		"Back hot text with 2 MiB pages: remap .text onto huge pages at start-up, "
 		"or use file-backed transparent huge pages where the kernel supports them.",
@@ -287,7 +287,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"which makes each walk slow.",
 	},
 	.hints = {
-		"Sample the walks: `perf record -e frontend_retired.stlb_miss:pp -p PID`; "
+		"Sample the walks: `topdown collect --pid PID --sample=frontend_retired.stlb_miss`; "
 		"count them with ITLB_MISSES.WALK_COMPLETED.",
 		"Map hot text with 2 MiB pages; this removes most code walks.",
 	},
@@ -308,8 +308,8 @@ const struct td_explain_text td_explain_texts[] = {
 	.hints = {
 		"Level 4 splits it into Mispredicts_Resteers, Clears_Resteers and "
 		"Unknown_Branches: `topdown collect --level 4 --process NAME`.",
-		"For mispredictions: `perf record -e br_misp_retired.all_branches:pp -p "
-		"PID`. For unknown branches count BACLEARS.ANY.",
+		"For mispredictions: `topdown collect --pid PID --sample=br_misp_retired.all_branches`"
+		". For unknown branches count BACLEARS.ANY.",
 	},
 },
 {
@@ -322,8 +322,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"The same hard-to-predict branches that drive Branch_Mispredicts.",
 	},
 	.hints = {
-		"Fix the mispredictions themselves: `perf record -e "
-		"br_misp_retired.all_branches:pp -p PID`, then make the hot branches "
+		"Fix the mispredictions themselves: `topdown collect --pid PID "
+		"--sample=br_misp_retired.all_branches`, then make the hot branches "
 		"predictable or branch-free (conditional moves, arithmetic masks, "
 		"sorting the data first).",
 	},
@@ -356,8 +356,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"dispatch switches.",
 	},
 	.hints = {
-		"Count BACLEARS.ANY; on newer cores sample with `perf record -e "
-		"frontend_retired.unknown_branch:pp -p PID`.",
+		"Count BACLEARS.ANY; on newer cores sample with `topdown collect --pid PID "
+		"--sample=frontend_retired.unknown_branch`.",
 		"Reduce taken branches and code size in the hot path (PGO makes the "
 		"common path fall through; BOLT does the same after linking).",
 	},
@@ -375,7 +375,7 @@ const struct td_explain_text td_explain_texts[] = {
 	},
 	.hints = {
 		"Count IDQ.MS_SWITCHES; on Alder Lake, Sapphire Rapids and newer sample "
-		"with `perf record -e frontend_retired.ms_flows:pp -p PID`.",
+		"with `topdown collect --pid PID --sample=frontend_retired.ms_flows`.",
 		"Check the Assists node; flush denormals to zero (-ffast-math, or the "
 		"FTZ/DAZ bits in MXCSR) if they are the source.",
 	},
@@ -395,8 +395,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"decoded-uop cache.",
 	},
 	.hints = {
-		"Count DECODE.LCP and find the instructions with `perf record -e "
-		"decode.lcp -p PID` and `perf annotate` (the event skids a little).",
+		"Count DECODE.LCP and find the instructions with `topdown collect --pid PID "
+		"--sample=decode.lcp` and `topdown query --hot` (the event skids a little).",
 		"Widen the arithmetic to 32 bits, or load the constant into a register "
 		"first; recent compilers do this when tuning for the target "
 		"(-mtune=native).",
@@ -416,7 +416,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"erratum fix, branches that cross or end on a 32-byte boundary.",
 	},
 	.hints = {
-		"Sample DSB misses: `perf record -e frontend_retired.dsb_miss:pp -p PID`.",
+		"Sample DSB misses: `topdown collect --pid PID --sample=frontend_retired.dsb_miss`.",
 		"Check how much is delivered from the DSB: IDQ.DSB_UOPS against "
 		"IDQ.MITE_UOPS.",
 		"On affected Skylake-family cores assemble with "
@@ -440,8 +440,8 @@ const struct td_explain_text td_explain_texts[] = {
 	.hints = {
 		"Go one level down (MITE, DSB, LSD, MS): `topdown collect --level 3 "
 		"--process NAME`.",
-		"Sample short bubbles: `perf record -e "
-		"frontend_retired.latency_ge_2_bubbles_ge_1:pp -p PID`.",
+		"Sample short bubbles: `topdown collect --pid PID "
+		"--sample=frontend_retired.latency_ge_2_bubbles_ge_1`.",
 		"Measure the share of uops from the DSB: IDQ.DSB_UOPS / (IDQ.DSB_UOPS + "
 		"IDQ.MITE_UOPS + IDQ.MS_UOPS); below about 70% the legacy decoders are "
 		"doing too much.",
@@ -479,7 +479,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"vector and string instructions) in code decoded by MITE.",
 	},
 	.hints = {
-		"Look at the hot MITE-decoded code with `perf annotate`; split "
+		"Look at the hot MITE-decoded code with `topdown query --hot`; split "
 		"read-modify-write instructions into load, operate, store where the "
 		"compiler allows, or get the loop into the decoded-uop cache.",
 	},
@@ -496,8 +496,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"Hot code decoded by MITE rather than delivered from the decoded-uop cache.",
 	},
 	.hints = {
-		"Improve decoded-uop cache coverage (see DSB_Switches): `perf record -e "
-		"frontend_retired.dsb_miss:pp -p PID`.",
+		"Improve decoded-uop cache coverage (see DSB_Switches): `topdown collect --pid PID "
+		"--sample=frontend_retired.dsb_miss`.",
 	},
 },
 {
@@ -548,8 +548,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"Microcode_Sequencer and Assists).",
 	},
 	.hints = {
-		"Count IDQ.MS_UOPS; on newer cores `perf record -e "
-		"frontend_retired.ms_flows:pp -p PID` shows which instructions enter "
+		"Count IDQ.MS_UOPS; on newer cores `topdown collect --pid PID "
+		"--sample=frontend_retired.ms_flows` shows which instructions enter "
 		"microcode.",
 	},
 },
@@ -569,8 +569,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"pairs (longjmp, coroutine switches).",
 	},
 	.hints = {
-		"Sample them: `perf record -e br_misp_retired.all_branches:pp -p PID`, "
-		"then `perf annotate`; `perf record -b` adds the branch history.",
+		"Sample them: `topdown collect --pid PID --sample=br_misp_retired.all_branches`, "
+		"then `topdown query --hot`; `perf record -b` adds the branch history.",
 		"Make the hot branch predictable or remove it: branch-free selection "
 		"(conditional moves, masks), sorting or partitioning the data, "
 		"splitting a loop by case.",
@@ -589,7 +589,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"without a stable pattern.",
 	},
 	.hints = {
-		"Sample with `perf record -e br_misp_retired.cond_ntaken:pp -p PID` and "
+		"Sample with `topdown collect --pid PID --sample=br_misp_retired.cond_ntaken` and "
 		"consider branch-free code for the worst branch.",
 	},
 },
@@ -603,7 +603,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Data-dependent conditions, and loop exits whose trip count varies.",
 	},
 	.hints = {
-		"Sample with `perf record -e br_misp_retired.cond_taken:pp -p PID`; for "
+		"Sample with `topdown collect --pid PID --sample=br_misp_retired.cond_taken`; for "
 		"loop exits, make trip counts regular (pad, peel, or batch the work).",
 	},
 },
@@ -617,7 +617,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Loops with short, varying trip counts.",
 	},
 	.hints = {
-		"Sample with `perf record -e br_misp_retired.cond_taken_bwd:pp -p PID`; "
+		"Sample with `topdown collect --pid PID --sample=br_misp_retired.cond_taken_bwd`; "
 		"unroll or restructure short loops so the back edge is predictable.",
 	},
 },
@@ -632,7 +632,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Data-dependent if/else in hot code.",
 	},
 	.hints = {
-		"Sample with `perf record -e br_misp_retired.cond_taken_fwd:pp -p PID` "
+		"Sample with `topdown collect --pid PID --sample=br_misp_retired.cond_taken_fwd` "
 		"and make the branch branch-free or predictable.",
 	},
 },
@@ -647,7 +647,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Callback tables and plugin dispatch.",
 	},
 	.hints = {
-		"Sample with `perf record -e br_misp_retired.indirect_call:pp -p PID`.",
+		"Sample with `topdown collect --pid PID --sample=br_misp_retired.indirect_call`.",
 		"Sort or batch objects by type so a call site sees one target for a "
 		"while; devirtualise the common case (PGO does this with indirect-call "
 		"promotion).",
@@ -664,8 +664,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"loops with one central dispatch jump.",
 	},
 	.hints = {
-		"Sample BR_MISP_RETIRED.INDIRECT with `perf record -e "
-		"br_misp_retired.indirect:pp -p PID`.",
+		"Sample BR_MISP_RETIRED.INDIRECT with `topdown collect --pid PID "
+		"--sample=br_misp_retired.indirect`.",
 		"Replicate the dispatch at the end of each handler (threaded code) so "
 		"each jump has its own history, or turn small switches into compare "
 		"chains ordered by frequency.",
@@ -683,7 +683,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"and fiber switches, hand-written stack tricks.",
 	},
 	.hints = {
-		"Sample with `perf record -e br_misp_retired.ret:pp -p PID`.",
+		"Sample with `topdown collect --pid PID --sample=br_misp_retired.ret`.",
 		"Turn deep recursion into iteration; keep context switches out of the "
 		"hottest loops.",
 	},
@@ -786,8 +786,8 @@ const struct td_explain_text td_explain_texts[] = {
 	.hints = {
 		"Level 4 separates DTLB_Load, Store_Fwd_Blk, Lock_Latency, Split_Loads, "
 		"4K_Aliasing and FB_Full: `topdown collect --level 4 --process NAME`.",
-		"Sample loads that hit L1 but stall: `perf record -e "
-		"mem_load_retired.l1_hit:pp -p PID` and `perf annotate`.",
+		"Sample loads that hit L1 but stall: `topdown collect --pid PID "
+		"--sample=mem_load_retired.l1_hit` and `topdown query --hot`.",
 	},
 },
 {
@@ -804,8 +804,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"Many threads or processes with distinct data competing for the TLB.",
 	},
 	.hints = {
-		"Sample the loads: `perf record -e mem_inst_retired.stlb_miss_loads:pp -p "
-		"PID`; count walks with DTLB_LOAD_MISSES.WALK_COMPLETED.",
+		"Sample the loads: `topdown collect --pid PID --sample=mem_inst_retired.stlb_miss_loads`"
+		"; count walks with DTLB_LOAD_MISSES.WALK_COMPLETED.",
 		"Use huge pages: transparent huge pages (madvise(MADV_HUGEPAGE) on the "
 		"big allocations, or 'always' in /sys/kernel/mm/transparent_hugepage/"
 		"enabled), or hugetlbfs.",
@@ -828,8 +828,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"stack and read back whole.",
 	},
 	.hints = {
-		"Count LD_BLOCKS.STORE_FORWARD and find the code with `perf record -e "
-		"ld_blocks.store_forward -p PID` and `perf annotate` (not precise: look "
+		"Count LD_BLOCKS.STORE_FORWARD and find the code with `topdown collect --pid PID "
+		"--sample=ld_blocks.store_forward` and `topdown query --hot` (not precise: look "
 		"just before the reported instruction).",
 		"Store and load with the same size and address, or keep the value in a "
 		"register.",
@@ -848,8 +848,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"Values spilled to the stack and reloaded in a loop-carried dependency.",
 	},
 	.hints = {
-		"Sample L1 hits on the critical path: `perf record -e "
-		"mem_load_retired.l1_hit:pp -p PID`.",
+		"Sample L1 hits on the critical path: `topdown collect --pid PID "
+		"--sample=mem_load_retired.l1_hit`.",
 		"Break the chain: keep values in registers (fewer live variables, "
 		"restrict pointers so the compiler need not reload), walk several "
 		"independent chains at once.",
@@ -869,7 +869,7 @@ const struct td_explain_text td_explain_texts[] = {
 	.hints = {
 		"Block loops so that the hot data fits the first-level data cache, and "
 		"pack the fields used together.",
-		"Sample with `perf record -e mem_load_retired.l1_hit_l1:pp -p PID` where "
+		"Sample with `topdown collect --pid PID --sample=mem_load_retired.l1_hit_l1` where "
 		"the event exists.",
 	},
 },
@@ -887,7 +887,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Atomics in the hot loop where plain operations would do.",
 	},
 	.hints = {
-		"Sample them: `perf record -e mem_inst_retired.lock_loads:pp -p PID`.",
+		"Sample them: `topdown collect --pid PID --sample=mem_inst_retired.lock_loads`.",
 		"Find contended lines with `perf c2c record -p PID` and `perf c2c report`.",
 		"Use per-thread counters merged later, batch updates, or lock-free "
 		"structures with less sharing.",
@@ -905,7 +905,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"at arbitrary offsets.",
 	},
 	.hints = {
-		"Sample them: `perf record -e mem_inst_retired.split_loads:pp -p PID`.",
+		"Sample them: `topdown collect --pid PID --sample=mem_inst_retired.split_loads`.",
 		"Align hot data and buffers (alignas(64), posix_memalign) and pad "
 		"structs; for vector loops, peel until the address is aligned.",
 	},
@@ -975,7 +975,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Strided or random accesses the L1 prefetchers do not cover.",
 	},
 	.hints = {
-		"Sample them: `perf record -e mem_load_retired.l2_hit:pp -p PID`.",
+		"Sample them: `topdown collect --pid PID --sample=mem_load_retired.l2_hit`.",
 		"Block (tile) loops for the L1 size, shrink the hot structures, or "
 		"software-prefetch a few iterations ahead (__builtin_prefetch).",
 	},
@@ -1009,7 +1009,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"A full super queue when many misses are in flight.",
 	},
 	.hints = {
-		"Sample them: `perf record -e mem_load_retired.l3_hit:pp -p PID`.",
+		"Sample them: `topdown collect --pid PID --sample=mem_load_retired.l3_hit`.",
 		"Check Contested_Accesses and Data_Sharing at level 4; for sharing "
 		"problems use `perf c2c record -p PID`.",
 		"Tile for the L2 size and shrink hot data.",
@@ -1064,7 +1064,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Dependent lookups into structures larger than L2.",
 	},
 	.hints = {
-		"Sample with `perf record -e mem_load_retired.l3_hit:pp -p PID`; "
+		"Sample with `topdown collect --pid PID --sample=mem_load_retired.l3_hit`; "
 		"prefetch ahead, batch independent lookups, or shrink the structure to "
 		"fit L2.",
 	},
@@ -1104,7 +1104,7 @@ const struct td_explain_text td_explain_texts[] = {
 	.hints = {
 		"Level 4 tells bandwidth from latency (Mem_Bandwidth, Mem_Latency): "
 		"`topdown collect --level 4 --process NAME`.",
-		"Sample the misses: `perf record -e mem_load_retired.l3_miss:pp -p PID`, "
+		"Sample the misses: `topdown collect --pid PID --sample=mem_load_retired.l3_miss`, "
 		"or `perf mem record -p PID` for the data addresses.",
 		"Check NUMA placement with `numastat -p PID`; bind with `numactl "
 		"--cpunodebind=N --membind=N` to test.",
@@ -1202,7 +1202,7 @@ const struct td_explain_text td_explain_texts[] = {
 	.hints = {
 		"Level 4 separates Store_Latency, False_Sharing, Split_Stores, "
 		"Streaming_Stores and DTLB_Store.",
-		"Sample stores: `perf record -e mem_inst_retired.all_stores:pp -p PID`; "
+		"Sample stores: `topdown collect --pid PID --sample=mem_inst_retired.all_stores`; "
 		"for sharing, `perf c2c record -p PID`.",
 	},
 },
@@ -1255,7 +1255,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"arbitrary offsets.",
 	},
 	.hints = {
-		"Sample them: `perf record -e mem_inst_retired.split_stores:pp -p PID`; "
+		"Sample them: `topdown collect --pid PID --sample=mem_inst_retired.split_stores`; "
 		"align the destination or peel a loop prologue until it is aligned.",
 	},
 },
@@ -1289,8 +1289,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"Stores scattered over a large address range in 4 KiB pages.",
 	},
 	.hints = {
-		"Sample them: `perf record -e mem_inst_retired.stlb_miss_stores:pp -p "
-		"PID`; use huge pages for the written data and improve locality.",
+		"Sample them: `topdown collect --pid PID --sample=mem_inst_retired.stlb_miss_stores`"
+		"; use huge pages for the written data and improve locality.",
 	},
 },
 {
@@ -1310,8 +1310,8 @@ const struct td_explain_text td_explain_texts[] = {
 	.hints = {
 		"Go one level down (Divider, Ports_Utilization, Serializing_Operation): "
 		"`topdown collect --level 3 --process NAME`.",
-		"Find the hot instructions with `perf record -e cycles:pp -p PID` and "
-		"`perf annotate`; look for long chains of dependent arithmetic.",
+		"Find the hot instructions with `topdown collect --pid PID --sample` and "
+		"`topdown query --hot`; look for long chains of dependent arithmetic.",
 		"Break chains with independent accumulators and unrolling; let the "
 		"compiler vectorise (-O3 -march=native).",
 	},
@@ -1328,8 +1328,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"Floating-point division and square root in hot loops.",
 	},
 	.hints = {
-		"Sample the divides: `perf record -e arith.divider_active -p PID` (on "
-		"newer cores arith.div_active), then `perf annotate`.",
+		"Sample the divides: `topdown collect --pid PID --sample=arith.divider_active` (on "
+		"newer cores arith.div_active), then `topdown query --hot`.",
 		"Hoist divisions out of loops, multiply by a precomputed reciprocal, "
 		"replace divisions by powers of two with shifts, use 32-bit divides "
 		"where the range allows.",
@@ -1380,7 +1380,7 @@ const struct td_explain_text td_explain_texts[] = {
 	},
 	.hints = {
 		"Level 4 separates Slow_Pause, Memory_Fence and the C0.1/C0.2 waits.",
-		"Find them with `perf record -e cycles:pp -p PID` and `perf annotate`; "
+		"Find them with `topdown collect --pid PID --sample` and `topdown query --hot`; "
 		"look for pause, lfence, cpuid near the hottest samples.",
 	},
 },
@@ -1416,8 +1416,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"LFENCE around RDTSC in timing code run very often.",
 	},
 	.hints = {
-		"Find them: `perf record -e misc2_retired.lfence -p PID` and `perf "
-		"annotate`; remove fences from paths that do not need them, or time "
+		"Find them: `topdown collect --pid PID --sample=misc2_retired.lfence` and "
+		"`topdown query --hot`; remove fences from paths that do not need them, or time "
 		"less often.",
 	},
 },
@@ -1484,7 +1484,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Serializing instructions draining the pipeline.",
 	},
 	.hints = {
-		"Find the waiting code with `perf record -e cycles:pp -p PID`; check "
+		"Find the waiting code with `topdown collect --pid PID --sample`; check "
 		"for SSE/AVX mixing (use vzeroupper, build everything with the same "
 		"-m options).",
 	},
@@ -1688,7 +1688,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"forces reloads, copies of data.",
 	},
 	.hints = {
-		"Look for reloads and spills with `perf annotate`; restrict-qualified "
+		"Look for reloads and spills with `topdown query --hot`; restrict-qualified "
 		"pointers and fewer live variables let the compiler keep values in "
 		"registers.",
 	},
@@ -1797,7 +1797,7 @@ const struct td_explain_text td_explain_texts[] = {
 	.hints = {
 		"Level 3 separates Few_Uops_Instructions from Microcode_Sequencer.",
 		"Count IDQ.MS_UOPS for the microcode share and look at the hottest "
-		"instructions with `perf annotate`.",
+		"instructions with `topdown query --hot`.",
 	},
 },
 {
@@ -1811,7 +1811,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"vector inserts and extracts.",
 	},
 	.hints = {
-		"Look at the hot instructions with `perf annotate`; equivalent shorter "
+		"Look at the hot instructions with `topdown query --hot`; equivalent shorter "
 		"sequences often exist (-mtune for the target lets the compiler choose).",
 	},
 },
@@ -1827,7 +1827,7 @@ const struct td_explain_text td_explain_texts[] = {
 	},
 	.hints = {
 		"Count IDQ.MS_UOPS; on Alder Lake, Sapphire Rapids and newer sample "
-		"`perf record -e frontend_retired.ms_flows:pp -p PID`.",
+		"`topdown collect --pid PID --sample=frontend_retired.ms_flows`.",
 		"Check the Assists child before rewriting instructions.",
 	},
 },
@@ -1864,7 +1864,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"instructions, some legacy instructions.",
 	},
 	.hints = {
-		"Find them with `perf annotate` on the hottest functions and replace "
+		"Find them with `topdown query --hot` on the hottest functions and replace "
 		"them with simpler sequences, or call them less often.",
 	},
 },
@@ -2102,7 +2102,7 @@ const struct td_explain_text td_explain_texts[] = {
 	},
 	.hints = {
 		"Count cpu_atom/topdown_be_bound.alloc_restrictions/; check the hot "
-		"instructions with `perf annotate`.",
+		"instructions with `topdown query --hot`.",
 	},
 },
 
@@ -2208,8 +2208,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"Data-dependent branches and indirect branches with many targets.",
 	},
 	.hints = {
-		"Sample the mispredictions: `perf record -e "
-		"br_misp_retired.all_branches:pp -p PID`, then `perf annotate`.",
+		"Sample the mispredictions: `topdown collect --pid PID "
+		"--sample=br_misp_retired.all_branches`, then `topdown query --hot`.",
 		"See Branch_Mispredicts for remedies.",
 	},
 },
@@ -2222,8 +2222,9 @@ const struct td_explain_text td_explain_texts[] = {
 		"Data-dependent branches and indirect branches with many targets.",
 	},
 	.hints = {
-		"Sample with `perf record -e cpu_atom/br_misp_retired.all_branches/ -p "
-		"PID` and look for the worst branches.",
+		"Sample the E-cores' mispredicts (BR_MISP_RETIRED.ALL_BRANCHES, event "
+		"0xc5) with `topdown collect --pid PID --sample=cpu_atom/event=0xc5/` "
+		"and look for the worst branches in `topdown query --hot`.",
 	},
 },
 {
@@ -2237,8 +2238,7 @@ const struct td_explain_text td_explain_texts[] = {
 	},
 	.hints = {
 		"A few percent is typical; much higher warrants a look at the hottest "
-		"branches with `perf record -e cpu_atom/br_misp_retired.all_branches/ "
-		"-p PID`.",
+		"branches, sampled as for Branch_Mispredicts (E-core).",
 	},
 },
 {
@@ -2252,7 +2252,7 @@ const struct td_explain_text td_explain_texts[] = {
 	},
 	.hints = {
 		"Compare with L2 and L3 MPKI to see how far misses travel; sample with "
-		"`perf record -e mem_load_retired.l1_miss:pp -p PID`.",
+		"`topdown collect --pid PID --sample=mem_load_retired.l1_miss`.",
 	},
 },
 {
@@ -2265,7 +2265,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Working sets larger than L2; access patterns the prefetchers miss.",
 	},
 	.hints = {
-		"Sample with `perf record -e mem_load_retired.l2_miss:pp -p PID`; tile "
+		"Sample with `topdown collect --pid PID --sample=mem_load_retired.l2_miss`; tile "
 		"loops for the L2 size.",
 	},
 },
@@ -2280,7 +2280,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"interference from other processes sharing the L3.",
 	},
 	.hints = {
-		"Sample with `perf record -e mem_load_retired.l3_miss:pp -p PID` or "
+		"Sample with `topdown collect --pid PID --sample=mem_load_retired.l3_miss` or "
 		"`perf mem record -p PID`; see DRAM_Bound.",
 	},
 },
@@ -2294,7 +2294,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Large data in 4 KiB pages touched sparsely.",
 	},
 	.hints = {
-		"Sample with `perf record -e mem_inst_retired.stlb_miss_loads:pp -p PID`; "
+		"Sample with `topdown collect --pid PID --sample=mem_inst_retired.stlb_miss_loads`; "
 		"back the data with huge pages.",
 	},
 },
@@ -2308,8 +2308,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"Scattered stores over a large address range in 4 KiB pages.",
 	},
 	.hints = {
-		"Sample with `perf record -e mem_inst_retired.stlb_miss_stores:pp -p "
-		"PID`; use huge pages for the written data.",
+		"Sample with `topdown collect --pid PID --sample=mem_inst_retired.stlb_miss_stores`"
+		"; use huge pages for the written data.",
 	},
 },
 {
@@ -2322,7 +2322,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Large code footprints spread over many 4 KiB pages.",
 	},
 	.hints = {
-		"Sample with `perf record -e frontend_retired.stlb_miss:pp -p PID`; map "
+		"Sample with `topdown collect --pid PID --sample=frontend_retired.stlb_miss`; map "
 		"hot text with 2 MiB pages.",
 	},
 },
@@ -2345,8 +2345,8 @@ const struct td_explain_text td_explain_texts[] = {
 	.hints = {
 		"On Neoverse V3 and N3, `topdown collect --level 4 --process NAME` "
 		"splits it into core (branch flow) and memory (cache, TLB) causes.",
-		"Check l1i_cache_mpki, itlb_mpki and branch_mpki; sample with `perf "
-		"record -e stall_frontend -p PID`.",
+		"Check l1i_cache_mpki, itlb_mpki and branch_mpki; sample with "
+		"`topdown collect --pid PID --sample=stall_frontend`.",
 		"Shrink and order hot code: PGO, link-time ordering, BOLT (which "
 		"supports AArch64).",
 	},
@@ -2364,8 +2364,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"Pipeline flushes from exceptions and memory-ordering violations.",
 	},
 	.hints = {
-		"Check branch_mpki and branch_misprediction_ratio; sample with `perf "
-		"record -e br_mis_pred_retired -p PID`, then `perf annotate`.",
+		"Check branch_mpki and branch_misprediction_ratio; sample with "
+		"`topdown collect --pid PID --sample=br_mis_pred_retired`, then `topdown query --hot`.",
 		"Make hot branches predictable or branch-free (csel, arithmetic masks).",
 	},
 },
@@ -2418,8 +2418,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"after mispredictions.",
 	},
 	.hints = {
-		"Check l1i_cache_mpki, itlb_mpki and branch_mpki; sample with `perf "
-		"record -e stall_frontend -p PID`.",
+		"Check l1i_cache_mpki, itlb_mpki and branch_mpki; sample with "
+		"`topdown collect --pid PID --sample=stall_frontend`.",
 	},
 },
 {
@@ -2435,7 +2435,7 @@ const struct td_explain_text td_explain_texts[] = {
 	},
 	.hints = {
 		"Check l1d_cache_mpki, l2_cache_mpki, ll_cache_read_mpki and dtlb_mpki; "
-		"sample with `perf record -e stall_backend -p PID`.",
+		"sample with `topdown collect --pid PID --sample=stall_backend`.",
 	},
 },
 
@@ -2467,7 +2467,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Dense taken branches, large branch working sets, indirect branches.",
 	},
 	.hints = {
-		"Sample with `perf record -e stall_frontend_flow -p PID`; reduce taken "
+		"Sample with `topdown collect --pid PID --sample=stall_frontend_flow`; reduce taken "
 		"branches on the hot path (PGO, BOLT, inlining small hot functions).",
 	},
 },
@@ -2482,7 +2482,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Mispredicted branches; exceptions and other flushes.",
 	},
 	.hints = {
-		"Reduce mispredictions: `perf record -e br_mis_pred_retired -p PID`, "
+		"Reduce mispredictions: `topdown collect --pid PID --sample=br_mis_pred_retired`, "
 		"then make the hot branches predictable.",
 	},
 },
@@ -2511,7 +2511,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Hot code larger than the L1 instruction cache, poor code locality.",
 	},
 	.hints = {
-		"Sample with `perf record -e l1i_cache_refill -p PID`; group hot code "
+		"Sample with `topdown collect --pid PID --sample=l1i_cache_refill`; group hot code "
 		"with PGO or BOLT.",
 	},
 },
@@ -2576,7 +2576,7 @@ const struct td_explain_text td_explain_texts[] = {
 	},
 	.hints = {
 		"Look at Backend_Core_Rename_Bound and Backend_Busy_Bound; find hot "
-		"instructions with `perf record -e cpu_cycles -p PID` and `perf annotate`.",
+		"instructions with `topdown collect --pid PID --sample=cpu_cycles` and `topdown query --hot`.",
 	},
 },
 {
@@ -2638,8 +2638,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"prefetchers do not follow.",
 	},
 	.hints = {
-		"Check l1d_cache_mpki and l2_cache_mpki; sample with `perf record -e "
-		"l1d_cache_refill -p PID`.",
+		"Check l1d_cache_mpki and l2_cache_mpki; sample with `topdown collect --pid PID "
+		"--sample=l1d_cache_refill`.",
 	},
 },
 {
@@ -2728,7 +2728,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Data-dependent conditions, indirect branches with many targets.",
 	},
 	.hints = {
-		"Sample with `perf record -e br_mis_pred_retired -p PID` and make the "
+		"Sample with `topdown collect --pid PID --sample=br_mis_pred_retired` and make the "
 		"worst branches predictable or branch-free.",
 	},
 },
@@ -2794,7 +2794,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Large or scattered hot code.",
 	},
 	.hints = {
-		"Sample with `perf record -e l1i_cache_refill -p PID`; order hot code "
+		"Sample with `topdown collect --pid PID --sample=l1i_cache_refill`; order hot code "
 		"together (PGO, BOLT).",
 	},
 },
@@ -2820,7 +2820,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Working sets larger than L1D, poor spatial locality.",
 	},
 	.hints = {
-		"Sample with `perf record -e l1d_cache_refill -p PID`; block loops for "
+		"Sample with `topdown collect --pid PID --sample=l1d_cache_refill`; block loops for "
 		"the L1D size.",
 	},
 },
@@ -2847,7 +2847,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Working sets larger than L2.",
 	},
 	.hints = {
-		"Sample with `perf record -e l2d_cache_refill -p PID`; tile for the L2 "
+		"Sample with `topdown collect --pid PID --sample=l2d_cache_refill`; tile for the L2 "
 		"size.",
 	},
 },
@@ -2874,7 +2874,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"with noisy neighbours.",
 	},
 	.hints = {
-		"Sample with `perf record -e ll_cache_miss_rd -p PID`; reduce the "
+		"Sample with `topdown collect --pid PID --sample=ll_cache_miss_rd`; reduce the "
 		"footprint and check NUMA placement (`numastat -p PID`).",
 	},
 },
@@ -2935,7 +2935,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"Large data touched sparsely in small pages.",
 	},
 	.hints = {
-		"Sample with `perf record -e dtlb_walk -p PID`; use transparent huge "
+		"Sample with `topdown collect --pid PID --sample=dtlb_walk`; use transparent huge "
 		"pages or a 64 KiB-page kernel.",
 	},
 },
@@ -3037,7 +3037,7 @@ const struct td_explain_text td_explain_texts[] = {
 	},
 	.hints = {
 		"A high share with high backend stalls points at memory; look for "
-		"avoidable reloads with `perf annotate`.",
+		"avoidable reloads with `topdown query --hot`.",
 	},
 },
 {
@@ -3373,7 +3373,7 @@ const struct td_explain_text td_explain_texts[] = {
 		"recursion.",
 	},
 	.hints = {
-		"Sample with `perf record -e ex_ret_brn_misp -p PID` (samples skid: look "
+		"Sample with `topdown collect --pid PID --sample=ex_ret_brn_misp` (samples skid: look "
 		"just before the reported instruction), or precisely with IBS, which "
 		"only samples whole CPUs: `perf record -e ibs_op// -a -- sleep 10`, then "
 		"`perf report --pid PID`.",
@@ -3513,8 +3513,8 @@ const struct td_explain_text td_explain_texts[] = {
 		"instructions.",
 	},
 	.hints = {
-		"Count ex_ret_ucode_instr and find them with `perf record -e "
-		"ex_ret_ucode_instr -p PID` and `perf annotate`; replace them with "
+		"Count ex_ret_ucode_instr and find them with `topdown collect --pid PID "
+		"--sample=ex_ret_ucode_instr` and `topdown query --hot`; replace them with "
 		"simpler sequences or call them less often.",
 	},
 },

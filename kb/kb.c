@@ -215,6 +215,31 @@ static int check_tree(struct kb_model *km, char *err, size_t errlen)
 	return 0;
 }
 
+static bool is_event_name(const struct kb_model *km, const char *name, size_t len)
+{
+	const struct kb_name *cell = name_cell(km, name, len);
+	return cell->name && cell->slot < (int)km->pub.n_events;
+}
+
+/* Sampling opens the events a sample line names with the model's own
+ * encodings, so each must be an event of the model. */
+static int check_samples(const struct kb_model *km, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < km->pub.n_metrics; i++) {
+		const struct td_metric_def *m = &km->metrics[i];
+		bool known = !m->sample || is_event_name(km, m->sample, strlen(m->sample));
+		for (const char *w = m->sample_also; *w && known;) {
+			size_t n = strcspn(w, " ");
+			known = !n || is_event_name(km, w, n);
+			w += n + (w[n] == ' ');
+		}
+		if (!known)
+			return model_fail(km, m->name, "a sample event is no event of the model", err,
+					  errlen);
+	}
+	return 0;
+}
+
 /* ---- compile, order, bind --------------------------------------------- */
 
 static int compile_formula(struct kb_model *km, const char *metric, const char *text,
@@ -491,6 +516,8 @@ static int build_model(struct kb_model *km, char *err, size_t errlen)
 	if (!rc)
 		rc = check_tree(km, err, errlen);
 	if (!rc)
+		rc = check_samples(km, err, errlen);
+	if (!rc)
 		rc = bind_model(km, err, errlen);
 	if (!rc)
 		rc = link_events(km, links);
@@ -659,6 +686,29 @@ const struct td_metric_def *td_model_metric(const struct td_model *m, const char
 		    in_word_list(m->metrics[i].aliases, name, strcasecmp))
 			return &m->metrics[i];
 	return NULL;
+}
+
+const struct td_metric_def *td_model_node(const struct td_model *m, const char *node)
+{
+	const struct td_metric_def *found = td_model_metric(m, node);
+	for (size_t i = 0; i < m->n_metrics && !found; i++)
+		if (m->metrics[i].kind == TD_METRIC_TREE &&
+		    (strcasecmp(m->metrics[i].path, node) == 0 ||
+		     strcasecmp(m->metrics[i].node, node) == 0))
+			found = &m->metrics[i];
+	return found;
+}
+
+const char *td_model_sample_event(const struct td_model *m, const char *node, bool *precise)
+{
+	const struct td_metric_def *metric = td_model_node(m, node);
+	if (!metric)
+		return NULL;
+	while (!metric->sample && metric->parent)
+		metric = td_model_metric(m, metric->parent);
+	if (precise)
+		*precise = metric->sample && metric->sample_precise;
+	return metric->sample ? metric->sample : TD_SAMPLE_CYCLES;
 }
 
 const struct td_event_def *td_model_event(const struct td_model *m, const char *name)

@@ -72,7 +72,7 @@ struct td_event_def {
 	uint32_t counters; /* bit n: may count on counter n (the fixed counter n
 			    * with TD_EVENT_FIXED); 0 = any */
 	unsigned flags;   /* TD_EVENT_* */
-	unsigned used_by; /* TD_USED_BY_* */
+	unsigned used_by; /* TD_USED_BY_*; 0: only sample lines name it */
 	int slot;
 };
 
@@ -101,6 +101,13 @@ struct td_metric_def {
 	double scale;          /* raw value * scale = shown value */
 	bool children_sum;     /* the children add up to this node (one of them
 				* is defined as the rest of it) */
+	const char *sample;    /* the event to sample to find the code behind
+				* this metric: an event of the model; NULL when
+				* the vendor names none (td_model_sample_event) */
+	const char *sample_also; /* the vendor's other choices, events of the
+				  * model, space separated, or "" */
+	bool sample_precise;   /* sample them precisely (Intel PEBS, the _PS
+				* names): the sample lands on the instruction */
 	unsigned used_by;      /* TD_USED_BY_* */
 	int slot;
 	const int *events;     /* indexes into model->events needed, directly */
@@ -181,6 +188,23 @@ const struct td_metric_def *td_model_metric(const struct td_model *m, const char
 
 /* Event by canonical name (exact); NULL when absent. */
 const struct td_event_def *td_model_event(const struct td_model *m, const char *name);
+
+/*
+ * The event to sample to find the code behind a node: its own sample
+ * event, else its nearest ancestor's, else TD_SAMPLE_CYCLES (time on the
+ * core is where any bottleneck shows, though not why).  node is a metric
+ * name or alias, a dotted tree path or a tree node name, case-insensitive.
+ * *precise (may be NULL) says whether to sample it precisely.  NULL when
+ * the model has no such metric.  The name is the model's event name:
+ * td_model_event() gives its encoding, except for TD_SAMPLE_CYCLES, perf's
+ * generic cycles event.
+ */
+#define TD_SAMPLE_CYCLES "cycles"
+const char *td_model_sample_event(const struct td_model *m, const char *node, bool *precise);
+
+/* A metric by name or alias, dotted tree path or tree node name,
+ * case-insensitive; NULL when absent. */
+const struct td_metric_def *td_model_node(const struct td_model *m, const char *node);
 
 /* used_by mask of a collection of the tree down to depth (1..4). */
 unsigned td_level_mask(int depth, bool with_info);

@@ -25,6 +25,10 @@
  *         [unit=fraction|ratio] [scale=X] [alias=NAME,...] [sum]
  *   expr TEXT                 the formula of the metric above
  *   threshold TEXT            its threshold rule
+ *   sample EVENT [precise] [also=EVENT,...]
+ *                             the event to sample to find the code behind
+ *                             the metric above, and the vendor's other
+ *                             choices: events of the model
  *
  * The build inserts "file PATH" lines between files so errors name them.
  */
@@ -105,6 +109,15 @@ static const char *value_of(const char *word, const char *key)
 {
 	size_t n = strlen(key);
 	return strncmp(word, key, n) == 0 && word[n] == '=' ? word + n + 1 : NULL;
+}
+
+/* "a,b,c" -> "a b c" in place: the space-separated lists of td_metric_def. */
+static const char *word_list(const char *v)
+{
+	for (char *c = (char *)v; *c; c++)
+		if (*c == ',')
+			*c = ' ';
+	return v;
 }
 
 static int need_model(struct parser *p, const char *keyword)
@@ -294,10 +307,7 @@ static int parse_metric_attr(struct parser *p, struct td_metric_def *m, char *w)
 		if (end == v || *end || !(m->scale > 0))
 			return fail(p, "bad scale", w);
 	} else if ((v = value_of(w, "alias"))) {
-		for (char *c = (char *)v; *c; c++)
-			if (*c == ',')
-				*c = ' ';
-		m->aliases = v;
+		m->aliases = word_list(v);
 	} else if (strcmp(w, "sum") == 0) {
 		m->children_sum = true;
 	} else {
@@ -317,6 +327,7 @@ static int parse_metric(struct parser *p, char *rest)
 	if (!m->name)
 		return fail(p, "metric without name", "");
 	m->aliases = "";
+	m->sample_also = "";
 	m->scale = 1;
 	int rc = parse_metric_kind(p, m, next_word(&rest));
 	while (!rc && (w = next_word(&rest)))
@@ -336,6 +347,29 @@ static int parse_formula(struct parser *p, const char *keyword, char *rest)
 	if (*dst)
 		return fail(p, "second formula of the same kind for", p->metric->name);
 	*dst = rest + strspn(rest, " \t");
+	return 0;
+}
+
+static int parse_sample(struct parser *p, char *rest)
+{
+	struct td_metric_def *m = p->metric;
+	const char *v;
+	char *w;
+	if (!m)
+		return fail(p, "sample before any metric", "sample");
+	if (m->sample)
+		return fail(p, "second sample line for", m->name);
+	if (!(m->sample = next_word(&rest)))
+		return fail(p, "sample without event for", m->name);
+	while ((w = next_word(&rest))) {
+		if (strcmp(w, "precise") == 0) {
+			m->sample_precise = true;
+		} else if ((v = value_of(w, "also")) && *v) {
+			m->sample_also = word_list(v);
+		} else {
+			return fail(p, "unknown sample attribute", w);
+		}
+	}
 	return 0;
 }
 
@@ -408,6 +442,8 @@ static int parse_line(struct parser *p, char *line)
 		return parse_metric(p, rest);
 	if (strcmp(keyword, "expr") == 0 || strcmp(keyword, "threshold") == 0)
 		return parse_formula(p, keyword, rest);
+	if (strcmp(keyword, "sample") == 0)
+		return parse_sample(p, rest);
 	if (strcmp(keyword, "vendor") == 0)
 		return parse_vendor(p, rest);
 	if (strcmp(keyword, "counters") == 0)

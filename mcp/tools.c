@@ -175,7 +175,9 @@ static const char explain_schema[] = S_OBJECT(
 	",'models':" S_ARRAY(S_STR) ",'placements':" S_ARRAY(S_PLACEMENT)
 	",'notes':" S_ARRAY(S_STR) ",'description':" S_STR ",'causes':" S_ARRAY(S_STR)
 	",'hints':" S_ARRAY(S_STR) ",'also':" S_ARRAY(S_OBJECT(
-		"'vendor':" S_STR ",'name':" S_STR ",'title':" S_STR, "'name'")),
+		"'vendor':" S_STR ",'name':" S_STR ",'title':" S_STR, "'name'"))
+	",'locate':" S_OBJECT("'node':" S_STR ",'event':" S_OPT_STR ",'precise':" S_BOOL
+			      ",'model':" S_OPT_STR, "'node'"),
 	"'name','title','description','causes','hints'");
 
 /* total and truncated count key=value pairs */

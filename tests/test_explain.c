@@ -286,8 +286,14 @@ static void test_lint_entries(void **state)
 			fail_msg("%s: %zu causes and %zu hints", t->name, causes, hints);
 		for (size_t k = 0; k < causes; k++)
 			check_sentence(t, "cause", t->causes[k]);
-		for (size_t k = 0; k < hints; k++)
+		for (size_t k = 0; k < hints; k++) {
 			check_sentence(t, "hint", t->hints[k]);
+			/* topdown samples events itself; perf only for what it cannot
+			 * (branch records, AMD IBS) */
+			if (strstr(t->hints[k], "perf record") && !strstr(t->hints[k], "perf record -b") &&
+			    !strstr(t->hints[k], "ibs_"))
+				fail_msg("%s: a hint sends the user to perf record", t->name);
+		}
 		/* One entry per vendor name; no alias shadows another entry. */
 		for (size_t j = 0; j < i; j++) {
 			const struct td_explain_text *o = &td_explain_texts[j];
@@ -679,7 +685,25 @@ static void test_cmd_text(void **state)
 	assert_non_null(strstr(c.out, "\nTypical causes\n  - "));
 	assert_non_null(strstr(c.out, "\nWhat to do next\n  - "));
 	/* A backticked command is never split across lines. */
-	assert_non_null(strstr(c.out, "`perf record -e mem_load_retired.l3_miss:pp -p PID`"));
+	assert_non_null(strstr(c.out, "`topdown collect --pid PID --sample=mem_load_retired.l3_miss`"));
+	/* The way to the code comes first: without a model, in general terms */
+	assert_non_null(strstr(c.out, "\nWhat to do next\n  - Find its code: "
+				      "`topdown collect --process NAME --sample-for DRAM_Bound`\n    samples "
+				      "the event that finds it on the CPU's model (--model names it);"));
+	captured_free(&c);
+
+	/* with a model, its event; a node without one takes its parent's */
+	RUN(&c, "DRAM_Bound", "--model", "spr");
+	assert_int_equal(c.ret, 0);
+	assert_non_null(strstr(c.out, "--sample-for DRAM_Bound`\n    samples MEM_LOAD_RETIRED.L3_MISS on spr;"));
+	captured_free(&c);
+	RUN(&c, "Memory_Bound", "--model", "skx");
+	assert_int_equal(c.ret, 0);
+	assert_non_null(strstr(c.out, "samples cycles on skx, which names no event for it;"));
+	captured_free(&c);
+	RUN(&c, "Frontend_Bound", "--model", "icx");
+	assert_int_equal(c.ret, 0);
+	assert_non_null(strstr(c.out, "FRONTEND_RETIRED.LATENCY_GE_4 precisely on icx;"));
 	captured_free(&c);
 
 	RUN(&c, "backend_bound");
@@ -746,6 +770,12 @@ static void test_cmd_json(void **state)
 	assert_string_equal(json_string_value(json_object_get(root, "kind")), "info");
 	assert_true(json_is_null(json_object_get(root, "path")));
 	assert_int_equal(json_integer_value(json_object_get(root, "level")), 0);
+	/* Arm names its events to sample for Info metrics too */
+	v = json_object_get(root, "locate");
+	assert_string_equal(json_string_value(json_object_get(v, "node")), "ipc");
+	assert_string_equal(json_string_value(json_object_get(v, "event")), "INST_RETIRED");
+	assert_false(json_is_true(json_object_get(v, "precise")));
+	assert_string_equal(json_string_value(json_object_get(v, "model")), "neoverse-v2");
 	json_decref(root);
 	captured_free(&c);
 }

@@ -639,8 +639,8 @@ static int new_engine(struct td_agent *agent, char *err, size_t errlen)
 static int prepare_sampling(struct td_agent *agent, struct td_collector_opts *opts, char *err, size_t errlen)
 {
 	char notice[768];
-	int ret = td_collect_choose_sample(agent->args->sample_event, agent->args->sample_freq_hz, &agent->sample,
-					   notice, sizeof(notice), err, errlen);
+	int ret = td_collect_choose_sample(agent->args->sample_event, NULL, &agent->tma, agent->args->sample_freq_hz,
+					   &agent->sample, notice, sizeof(notice), err, errlen);
 
 	if (ret)
 		return ret;

@@ -62,6 +62,7 @@ struct collect_args {
 	const char *db;
 	bool sample;               /* --sample: locate where the samples land */
 	const char *sample_event;  /* --sample=EVENT; NULL: the default */
+	const char *sample_for;    /* --sample-for NODE: the default is that node's event */
 	uint64_t sample_freq_hz;
 };
 
@@ -84,13 +85,15 @@ static const char usage_text[] =
 	"usage: topdown collect (--process NAME | --pid PID[,PID...] | --system-wide)\n"
 	"                       [--duration 10s] [--interval 1s] [--level 1..3] [--cpu-model NAME]\n"
 	"                       [--label key=value]... [--events LIST] [--db PATH] [--json | --all-threads]\n"
-	"                       [--sample[=EVENT]] [--sample-freq HZ]\n"
+	"                       [--sample[=EVENT] | --sample-for NODE] [--sample-freq HZ]\n"
 	"  --all-threads    list every thread in the text table, not only the busiest (--json has them all)\n"
 	"  --level N        depth of the Top-Down tree (4 where it needs no more counters than 3)\n"
 	"  --cpu-model NAME the CPU's Top-Down model instead of the detected one (spr, neoverse-v2, zen4, ...)\n"
 	"  --events LIST    count these events instead of the Top-Down ones\n"
 	"  --sample[=EVENT] also sample the targets' stacks (locate): EVENT, or the default (cycles;\n"
 	"                   cpu-clock without a hardware PMU); topdown query --hot and flamegraph read them\n"
+	"  --sample-for NODE sample the event that finds NODE's code on this CPU (DRAM_Bound,\n"
+	"                   Branch_Mispredicts, ...; topdown explain NODE names it), a parent's when it has none\n"
 	"  --sample-freq HZ samples per second per CPU (default 99)\n";
 
 /* One line: what is wrong, and where the options are described. */
@@ -127,6 +130,7 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 		{ "all-threads", no_argument, NULL, 'A' },
 		{ "sample", optional_argument, NULL, 'S' },
 		{ "sample-freq", required_argument, NULL, 'F' },
+		{ "sample-for", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -157,6 +161,7 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 		case 'D': a->db = optarg; break;
 		case 'j': a->json = true; break;
 		case 'S': a->sample = true; a->sample_event = optarg; break;
+		case 'N': a->sample = true; a->sample_for = optarg; break;
 		case 'F': ret = td_parse_int_range(optarg, "--sample-freq", 1, 1000000, &freq, err, sizeof(err));
 			a->sample_freq_hz = (uint64_t)freq;
 			break;
@@ -182,6 +187,8 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 		return usage_error(err);
 	if (freq && !a->sample)
 		return usage_error("--sample-freq sets the rate of --sample: give --sample too");
+	if (a->sample_for && a->sample_event)
+		return usage_error("--sample-for chooses the event that --sample=EVENT names: give one or the other");
 	if (a->sample_event && !*a->sample_event)
 		return usage_error("--sample= names no event: give --sample alone for the default, or --sample=EVENT");
 	return 0;
@@ -445,11 +452,12 @@ static void announce_tma(const struct collect_args *a, const struct td_tma_choic
 }
 
 /* Locate's parts, before the collector opens the sampling event; says once what it had to change. */
-static int start_locate(const struct collect_args *a, struct locate_run *lr, char *err, size_t errlen)
+static int start_locate(const struct collect_args *a, const struct td_tma_choice *tma, struct locate_run *lr,
+			char *err, size_t errlen)
 {
 	char notice[768];
-	int ret = td_collect_choose_sample(a->sample_event, a->sample_freq_hz, &lr->opts, notice, sizeof(notice),
-					   err, errlen);
+	int ret = td_collect_choose_sample(a->sample_event, a->sample_for, tma, a->sample_freq_hz, &lr->opts, notice,
+					   sizeof(notice), err, errlen);
 
 	if (ret)
 		return ret;
@@ -514,7 +522,7 @@ static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, 
 
 	if (ret)
 		snprintf(err, errlen, "out of memory preparing the run");
-	if (!ret && a->sample && !(ret = start_locate(a, &lr, err, errlen)))
+	if (!ret && a->sample && !(ret = start_locate(a, tma, &lr, err, errlen)))
 		opts.sample = &lr.opts;
 	if (!ret) /* before the window, so a failure costs nothing */
 		ret = td_collect_new_engine(tma, (const char *const *)run->event_names, run->nr_events, err, errlen);

@@ -4,6 +4,7 @@
  * check, counter choice, engine, labels (see collect_setup.h).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,12 +186,45 @@ int td_collect_target_labels(const char *process_name, const char *pids, pid_t f
 	return ret;
 }
 
-int td_collect_choose_sample(const char *requested, uint64_t frequency_hz, struct td_sample_opts *out,
-			     char *notice, size_t noticelen, char *err, size_t errlen)
+int td_collect_sample_for_node(const struct td_tma_setup *setup, const char *node, struct td_event *out,
+			       bool *precise, char *err, size_t errlen)
+{
+	const char *name = td_model_sample_event(setup->model, node, precise);
+	const struct td_event_def *def;
+
+	if (!name) {
+		snprintf(err, errlen, "%s has no Top-Down node '%s'; `topdown explain --list --model %s` shows its tree",
+			 setup->model->long_name, node, setup->model->name);
+		return -ENOENT;
+	}
+	def = td_model_event(setup->model, name);
+	if (def) /* with the kb's encoding, on the PMU the counters use */
+		return td_tma_bind_event(def, setup->pmu_type, out, err, errlen);
+	return td_event_resolve(name, out, err, errlen); /* TD_SAMPLE_CYCLES */
+}
+
+/* Appends one sentence to the notice, after a "; " when it says something already. */
+static void add_notice(char *notice, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(notice);
+	va_list ap;
+
+	if (used && used + 2 < len) {
+		strcpy(notice + used, "; ");
+		used += 2;
+	}
+	va_start(ap, fmt);
+	if (used < len)
+		vsnprintf(notice + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+int td_collect_choose_sample(const char *requested, const char *node, const struct td_tma_choice *tma,
+			     uint64_t frequency_hz, struct td_sample_opts *out, char *notice, size_t noticelen,
+			     char *err, size_t errlen)
 {
 	uint64_t cap = td_sampler_max_frequency();
 	char why[256] = "";
-	size_t used = 0;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -202,23 +236,28 @@ int td_collect_choose_sample(const char *requested, uint64_t frequency_hz, struc
 				 "and cpu-clock works everywhere", requested);
 			return ret;
 		}
-	} else if (td_pmu_hardware_available(why, sizeof(why))) {
-		ret = td_event_resolve("cycles", &out->event, err, errlen);
-		if (ret)
-			return ret;
-	} else {
+	} else if (!td_pmu_hardware_available(why, sizeof(why))) {
 		ret = td_event_resolve("cpu-clock", &out->event, err, errlen);
 		if (ret)
 			return ret;
-		used = (size_t)snprintf(notice, noticelen, "sampling cpu-clock (time on CPU): %s", why);
+		add_notice(notice, noticelen, "sampling cpu-clock (time on CPU): %s", why);
+	} else if (node && tma->setup) {
+		ret = td_collect_sample_for_node(tma->setup, node, &out->event, &out->precise, err, errlen);
+		if (ret)
+			return ret;
+	} else {
+		ret = td_event_resolve(TD_SAMPLE_CYCLES, &out->event, err, errlen);
+		if (ret)
+			return ret;
+		if (node)
+			add_notice(notice, noticelen, "sampling cycles, not %s's own event: %s", node,
+				   tma->wanted ? tma->unavailable : "--events leaves the Top-Down tree out");
 	}
 	out->frequency_hz = frequency_hz;
 	if (cap && frequency_hz > cap) {
 		out->frequency_hz = cap;
-		if (used < noticelen)
-			snprintf(notice + used, noticelen - used, "%s%llu Hz is above this kernel's cap "
-				 "(kernel.perf_event_max_sample_rate): sampling at %llu Hz", used ? "; " : "",
-				 (unsigned long long)frequency_hz, (unsigned long long)cap);
+		add_notice(notice, noticelen, "%llu Hz is above this kernel's cap (kernel.perf_event_max_sample_rate): "
+			   "sampling at %llu Hz", (unsigned long long)frequency_hz, (unsigned long long)cap);
 	}
 	return 0;
 }

@@ -71,16 +71,29 @@ int td_collect_new_engine(struct td_tma_choice *tma, const char *const *event_na
 #define TD_DEFAULT_SAMPLE_FREQ_HZ 99
 
 /*
- * Locate's event: requested as the user named it (--sample=EVENT), or
- * NULL for the default. The default is the bottleneck's own event where
- * the kb names one for this model (not yet: cycles on hardware), and
- * cpu-clock where the host has no hardware PMU, which *notice then says
- * (an empty notice: nothing to say). frequency_hz above the kernel's cap
- * (kernel.perf_event_max_sample_rate) is lowered to it, and *notice says
- * that too. An unknown event is an error naming it.
+ * The event that finds the code behind a node of the setup's model (a
+ * metric name, dotted path or node name, see td_model_sample_event): its
+ * own, else its nearest ancestor's, else cycles; the kb's encoding bound
+ * to the PMU the counters use, and whether to sample it precisely. -ENOENT
+ * with err for a node the model lacks. The agent can call it between
+ * windows to sample the bottleneck the last window found.
  */
-int td_collect_choose_sample(const char *requested, uint64_t frequency_hz, struct td_sample_opts *out,
-			     char *notice, size_t noticelen, char *err, size_t errlen);
+int td_collect_sample_for_node(const struct td_tma_setup *setup, const char *node, struct td_event *out,
+			       bool *precise, char *err, size_t errlen);
+
+/*
+ * Locate's event: requested as the user named it (--sample=EVENT), or
+ * NULL for the default. The default, on hardware, is node's own event
+ * (--sample-for NODE) when the run counts the Top-Down tree of a model,
+ * else cycles; where the host has no hardware PMU, cpu-clock. *notice
+ * says what the user did not ask for (an empty notice: nothing to say):
+ * cpu-clock, or cycles instead of node's event. frequency_hz above the
+ * kernel's cap (kernel.perf_event_max_sample_rate) is lowered to it, and
+ * *notice says that too. An unknown event or node is an error naming it.
+ */
+int td_collect_choose_sample(const char *requested, const char *node, const struct td_tma_choice *tma,
+			     uint64_t frequency_hz, struct td_sample_opts *out, char *notice, size_t noticelen,
+			     char *err, size_t errlen);
 
 /* Host labels, then collector, tma_level and tma_model. */
 int td_collect_base_labels(const struct td_tma_choice *tma, long level, struct td_labels *labels,

@@ -119,8 +119,8 @@ static int open_event(struct perf_event_attr *attr, int cpu, int group_fd)
 	return fd;
 }
 
-int td_pmu_open_sampling(const struct td_event *event, uint64_t frequency_hz, uint64_t period, int cpu,
-			 char *err, size_t errlen)
+int td_pmu_open_sampling(const struct td_event *event, uint64_t frequency_hz, uint64_t period, bool precise,
+			 int cpu, char *err, size_t errlen)
 {
 	struct perf_event_attr attr;
 	int fd;
@@ -132,7 +132,14 @@ int td_pmu_open_sampling(const struct td_event *event, uint64_t frequency_hz, ui
 		attr.sample_freq = frequency_hz;
 	else
 		attr.sample_period = period;
-	/* No sample_type: the BPF program takes the stacks itself, nothing goes to a perf buffer. */
+	/*
+	 * No sample_type: the BPF program takes the stacks itself, nothing goes
+	 * to a perf buffer. Except that the kernel lets a program take stacks
+	 * of a precise event only when the event asks for the callchain.
+	 */
+	attr.precise_ip = precise;
+	if (precise)
+		attr.sample_type = PERF_SAMPLE_CALLCHAIN;
 	fd = open_event(&attr, cpu, -1);
 	if (fd >= 0)
 		return fd;

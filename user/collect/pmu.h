@@ -68,12 +68,13 @@ void td_pmu_close(struct td_pmu_counters *counters);
 
 /*
  * One sampling event on one CPU, all tasks: an overflow every period
- * events, or frequency_hz times a second when period is 0. The fd, or
- * -ENODEV for an offline CPU, or another negative errno with err naming
- * the event, the reason and the fix.
+ * events, or frequency_hz times a second when period is 0; precise asks
+ * the PMU for the instruction that caused the event (Intel PEBS) instead
+ * of one a few cycles later. The fd, or -ENODEV for an offline CPU, or
+ * another negative errno with err naming the event, the reason and the fix.
  */
-int td_pmu_open_sampling(const struct td_event *event, uint64_t frequency_hz, uint64_t period, int cpu,
-			 char *err, size_t errlen);
+int td_pmu_open_sampling(const struct td_event *event, uint64_t frequency_hz, uint64_t period, bool precise,
+			 int cpu, char *err, size_t errlen);
 
 /*
  * Stops the active group, starts group (counting from where it stopped

@@ -94,7 +94,8 @@ int td_sampler_open(struct bpf_program *prog, const struct td_sample_opts *opts,
 
 		if (!covered[cpu])
 			continue;
-		fd = td_pmu_open_sampling(&opts->event, opts->frequency_hz, opts->period, cpu, err, errlen);
+		fd = td_pmu_open_sampling(&opts->event, opts->frequency_hz, opts->period, opts->precise, cpu, err,
+					  errlen);
 		if (fd == -ENODEV)
 			continue;
 		if (fd < 0) {

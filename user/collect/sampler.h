@@ -9,6 +9,7 @@
 #ifndef TOPDOWN_SAMPLER_H
 #define TOPDOWN_SAMPLER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,7 @@ struct td_sample_opts {
 	struct td_event event;
 	uint64_t frequency_hz; /* samples per second per CPU when period is 0 */
 	uint64_t period;       /* events per sample; 0: sample at frequency_hz */
+	bool precise;          /* the PMU names the instruction itself (Intel PEBS) */
 	uint32_t max_stacks;   /* stack map capacity; 0: TD_SAMPLER_DEFAULT_STACKS */
 };
 

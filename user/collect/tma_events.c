@@ -375,13 +375,29 @@ static int depth_events(const struct td_model *model, int depth, int *idx, size_
 	return 0;
 }
 
+int td_tma_bind_event(const struct td_event_def *def, uint32_t pmu_type, struct td_event *out, char *err,
+		      size_t errlen)
+{
+	if (strlen(def->name) >= sizeof(out->name)) {
+		snprintf(err, errlen, "event name '%s' is longer than %zu bytes; shorten it in the definitions",
+			 def->name, sizeof(out->name) - 1);
+		return -EINVAL;
+	}
+	memset(out, 0, sizeof(*out));
+	strcpy(out->name, def->name);
+	out->type = pmu_type;
+	out->config = def->config;
+	out->config1 = def->config1;
+	out->config2 = def->config2;
+	return 0;
+}
+
 int td_tma_setup(const struct td_model *model, int depth, const char *root,
 		 const struct td_cpuinfo *cpu, struct td_tma_setup *s, char *err, size_t errlen)
 {
 	struct td_counter_need needs[TD_MAX_EVENTS];
 	char devices[DEVICES_LEN];
 	int idx[TD_MAX_EVENTS], ret;
-	uint32_t type;
 
 	memset(s, 0, sizeof(*s));
 	s->model = model;
@@ -392,22 +408,13 @@ int td_tma_setup(const struct td_model *model, int depth, const char *root,
 	snprintf(devices, sizeof(devices), "%s/sys/bus/event_source/devices", root);
 	if ((ret = depth_events(model, depth, idx, &s->nr_events, err, errlen)) ||
 	    (ret = find_pmu(devices, model, s->pmu, sizeof(s->pmu), err, errlen)) ||
-	    (ret = read_pmu_facts(devices, s, &type, err, errlen)))
+	    (ret = read_pmu_facts(devices, s, &s->pmu_type, err, errlen)))
 		return ret;
 	for (size_t i = 0; i < s->nr_events; i++) {
 		const struct td_event_def *def = &model->events[idx[i]];
-		struct td_event *event = &s->events[i];
 
-		if (strlen(def->name) >= sizeof(event->name)) {
-			snprintf(err, errlen, "event name '%s' is longer than %zu bytes; shorten it in the definitions",
-				 def->name, sizeof(event->name) - 1);
-			return -EINVAL;
-		}
-		strcpy(event->name, def->name);
-		event->type = type;
-		event->config = def->config;
-		event->config1 = def->config1;
-		event->config2 = def->config2;
+		if ((ret = td_tma_bind_event(def, s->pmu_type, &s->events[i], err, errlen)))
+			return ret;
 		needs[i] = (struct td_counter_need){ def->name, def->counters, def->flags };
 	}
 	return td_counter_plan_build(needs, s->nr_events, &s->budget, &s->plan, err, errlen);

@@ -69,6 +69,7 @@ struct td_tma_setup {
 	const struct td_model *model;
 	int depth;
 	char pmu[64];                  /* the sysfs PMU the events were bound to */
+	uint32_t pmu_type;             /* its perf_event_attr type */
 	char pmu_cpus[1024];           /* the CPUs it covers (its sysfs cpus file), "" for all */
 	struct td_host_facts facts;    /* SMT from cpuinfo; Arm slot width from the PMU's caps/slots */
 	struct td_counter_budget budget;
@@ -86,5 +87,9 @@ struct td_tma_setup {
  */
 int td_tma_setup(const struct td_model *model, int depth, const char *root,
 		 const struct td_cpuinfo *cpu, struct td_tma_setup *setup, char *err, size_t errlen);
+
+/* A kb event as perf_event_open(2) wants it, on the PMU of that type. */
+int td_tma_bind_event(const struct td_event_def *def, uint32_t pmu_type, struct td_event *out, char *err,
+		      size_t errlen);
 
 #endif

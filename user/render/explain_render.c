@@ -95,13 +95,35 @@ static void print_placement(FILE *out, const struct td_explanation *e,
 	}
 }
 
+static void print_item(FILE *out, const char *item)
+{
+	fputs("  - ", out);
+	print_wrapped(out, item, 4, 4);
+}
+
 static void print_items(FILE *out, const char *heading, const char *const *items)
 {
 	fprintf(out, "\n%s\n", heading);
-	for (size_t i = 0; items[i]; i++) {
-		fputs("  - ", out);
-		print_wrapped(out, items[i], 4, 4);
-	}
+	for (size_t i = 0; items[i]; i++)
+		print_item(out, items[i]);
+}
+
+/* topdown's own way to the code: collect --sample-for, then the hot functions. */
+static void print_locate(FILE *out, const struct td_explanation *e)
+{
+	char what[256], line[768];
+
+	if (!e->sample_event)
+		snprintf(what, sizeof(what), "the event that finds it on the CPU's model (--model names it)");
+	else if (!strcmp(e->sample_event, TD_SAMPLE_CYCLES))
+		snprintf(what, sizeof(what), "cycles on %s, which names no event for it", e->sample_model);
+	else
+		snprintf(what, sizeof(what), "%s%s on %s", e->sample_event, e->sample_precise ? " precisely" : "",
+			 e->sample_model);
+	snprintf(line, sizeof(line), "Find its code: `topdown collect --process NAME --sample-for %s` samples %s; "
+		 "`topdown query --hot` and `topdown flamegraph -o flame.svg` show where the samples landed.",
+		 e->locate_node, what);
+	print_item(out, line);
 }
 
 void td_explain_print(FILE *out, const struct td_explanation *e)
@@ -126,7 +148,10 @@ void td_explain_print(FILE *out, const struct td_explanation *e)
 	fputs("\nWhat it measures\n  ", out);
 	print_wrapped(out, t->description, 2, 2);
 	print_items(out, "Typical causes", t->causes);
-	print_items(out, "What to do next", t->hints);
+	fputs("\nWhat to do next\n", out);
+	print_locate(out, e);
+	for (size_t i = 0; t->hints[i]; i++)
+		print_item(out, t->hints[i]);
 
 	if (e->n_also) {
 		fputs("\nThe name also matches:", out);
@@ -267,7 +292,7 @@ json_t *td_explain_json(const struct td_explanation *e)
 	if (!e->n_placements)
 		first = &none;
 	return json_pack("{s:s, s:s, s:s, s:s, s:b, s:o, s:s?, s:i, s:s?, s:s?, s:o, s:o, s:o,"
-			 " s:s, s:o, s:o, s:o}",
+			 " s:s, s:o, s:o, s:o, s:{s:s, s:s?, s:b, s:s?}}",
 			 "name", e->name,
 			 "vendor", td_explain_vendor_name(t->vendor),
 			 "title", t->title,
@@ -285,7 +310,9 @@ json_t *td_explain_json(const struct td_explanation *e)
 			 "description", t->description,
 			 "causes", string_array(t->causes, count_items(t->causes)),
 			 "hints", string_array(t->hints, count_items(t->hints)),
-			 "also", object_array(e->also, e->n_also, sizeof(*e->also), also_item));
+			 "also", object_array(e->also, e->n_also, sizeof(*e->also), also_item),
+			 "locate", "node", e->locate_node, "event", e->sample_event, "precise", e->sample_precise,
+			 "model", e->sample_model);
 }
 
 /* The names of the group's models a node's mask selects. */

@@ -75,6 +75,43 @@ static void test_empty(void **state)
 	assert_int_equal(td_agent_merge_reused_tids(NULL, 0, 0), 0);
 }
 
+static struct td_metric_row node(enum td_metric_scope scope, int32_t seq, const char *path, int level,
+				  double value, bool crossed)
+{
+	return (struct td_metric_row){ .scope = scope, .scope_key = "100", .interval_seq = seq, .path = (char *)path,
+				       .level = level, .value = value, .threshold_crossed = crossed };
+}
+
+/* The next window's sampling node: deepest crossing whole-run process node, larger value among equals. */
+static void test_deepest_crossing(void **state)
+{
+	struct td_run *a = td_run_new(), *b = td_run_new();
+	struct td_run *runs[] = { a, b };
+	struct td_metric_row rows_a[] = {
+		node(TD_SCOPE_PROCESS, -1, "Backend_Bound", 1, 0.6, true),
+		node(TD_SCOPE_PROCESS, -1, "Backend_Bound.Memory_Bound", 2, 0.3, true),
+		node(TD_SCOPE_PROCESS, -1, "Backend_Bound.Memory_Bound.DRAM_Bound", 3, 0.2, false), /* not crossed */
+		node(TD_SCOPE_THREAD, -1, "Backend_Bound.Core_Bound.Ports_Utilization", 3, 0.9, true), /* a thread */
+		node(TD_SCOPE_PROCESS, 2, "Frontend_Bound.Fetch_Latency.ICache_Misses", 3, 0.9, true), /* an interval */
+		node(TD_SCOPE_PROCESS, -1, "tma_info_thread_ipc", 0, 3.0, true), /* an Info metric */
+	};
+	struct td_metric_row rows_b[] = {
+		node(TD_SCOPE_PROCESS, -1, "Bad_Speculation.Branch_Mispredicts", 2, 0.25, true),
+		node(TD_SCOPE_PROCESS, -1, "Frontend_Bound.Fetch_Latency", 2, 0.4, true),
+	};
+
+	(void)state;
+	assert_null(td_agent_deepest_crossing(runs, 2));
+	for (size_t i = 0; i < sizeof(rows_a) / sizeof(rows_a[0]); i++)
+		assert_int_equal(td_run_add_metric(a, &rows_a[i]), 0);
+	assert_string_equal(td_agent_deepest_crossing(runs, 1), "Backend_Bound.Memory_Bound");
+	for (size_t i = 0; i < sizeof(rows_b) / sizeof(rows_b[0]); i++)
+		assert_int_equal(td_run_add_metric(b, &rows_b[i]), 0);
+	assert_string_equal(td_agent_deepest_crossing(runs, 2), "Frontend_Bound.Fetch_Latency"); /* 0.4 > 0.3, 0.25 */
+	td_run_free(a);
+	td_run_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -82,6 +119,7 @@ int main(void)
 		cmocka_unit_test(test_reused_tid_sums_and_weights),
 		cmocka_unit_test(test_no_oncpu_time_keeps_the_larger_fraction),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_deepest_crossing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

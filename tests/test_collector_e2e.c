@@ -622,6 +622,76 @@ static void test_rotation_counts_each_group_in_turn(void **state)
 	td_collector_free(c);
 }
 
+/* Sums what a drain of the samples hands over for one tid. */
+struct sample_sum {
+	uint32_t tid;
+	uint64_t samples, of_tid, with_user_stack;
+};
+
+static int add_samples(void *ctx, const struct td_raw_stack *raw)
+{
+	struct sample_sum *sum = ctx;
+
+	sum->samples += raw->count;
+	if (raw->tid == sum->tid) {
+		sum->of_tid += raw->count;
+		sum->with_user_stack += raw->nr_user ? raw->count : 0;
+	}
+	return 0;
+}
+
+/*
+ * Locate's kernel side: the spinner's samples come back with its stacks,
+ * counted once per (thread, stack) by the kernel; switching the event
+ * keeps sampling, and an event that cannot open leaves the old one on.
+ */
+static void test_sampling_and_switching_event(void **state)
+{
+	pid_t self = getpid();
+	struct td_sample_opts sample = { .frequency_hz = 499 };
+	struct td_collector_opts opts = { .pids = &self, .nr_pids = 1, .events = &task_clock, .nr_events = 1,
+					  .sample = &sample };
+	struct td_sample_tally tally;
+	struct sample_sum first = { 0 }, second = { 0 }, third = { 0 };
+	struct td_collector *c;
+	pthread_t thread;
+	char err[512] = "";
+
+	(void)state;
+	e2e_require_bpf();
+	assert_int_equal(td_event_resolve("cpu-clock", &sample.event, err, sizeof(err)), 0);
+	atomic_store(&spinner_stop, false);
+	assert_int_equal(pthread_create(&thread, NULL, spin, NULL), 0);
+	usleep(50 * 1000);
+	c = td_collector_new(&opts, err, sizeof(err));
+	if (!c)
+		fail_msg("collector: %s", err);
+	first.tid = second.tid = third.tid = atomic_load(&spinner_tid);
+	usleep(400 * 1000);
+	assert_int_equal(td_collector_drain_samples(c, add_samples, &first, err, sizeof(err)), 0);
+	assert_int_equal(td_event_resolve("task-clock", &sample.event, err, sizeof(err)), 0);
+	assert_int_equal(td_collector_resample(c, &sample, err, sizeof(err)), 0);
+	usleep(400 * 1000);
+	assert_int_equal(td_collector_drain_samples(c, add_samples, &second, err, sizeof(err)), 0);
+	sample.event = (struct td_event){ "bogus-sw", PERF_TYPE_SOFTWARE, 0x7777, 0, 0 };
+	assert_int_equal(td_collector_resample(c, &sample, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "bogus-sw"));
+	usleep(400 * 1000);
+	assert_int_equal(td_collector_drain_samples(c, add_samples, &third, err, sizeof(err)), 0);
+	td_collector_sample_tally(c, &tally);
+	atomic_store(&spinner_stop, true);
+	pthread_join(thread, NULL);
+	print_message("  spinner samples: %llu on cpu-clock, %llu on task-clock, %llu after a failed switch\n",
+		      (unsigned long long)first.of_tid, (unsigned long long)second.of_tid,
+		      (unsigned long long)third.of_tid);
+	/* ~0.4 s at 499 Hz on a spinner that has at least a third of a CPU */
+	assert_true(first.of_tid > 40 && second.of_tid > 40 && third.of_tid > 40);
+	assert_true(first.with_user_stack == first.of_tid); /* a user thread: every sample has its user side */
+	assert_true(tally.samples >= first.samples + second.samples + third.samples);
+	assert_int_equal(tally.lost_samples, 0);
+	td_collector_free(c);
+}
+
 /* Refused before anything loads: a malformed plan, too many events. */
 static void test_bad_plans_are_errors(void **state)
 {
@@ -1009,6 +1079,7 @@ int main(void)
 		cmocka_unit_test(test_rotation_counts_each_group_in_turn),
 		cmocka_unit_test(test_bad_plans_are_errors),
 		cmocka_unit_test(test_unopenable_event_is_an_error),
+		cmocka_unit_test(test_sampling_and_switching_event),
 		cmocka_unit_test(test_windows_report_and_forget),
 		cmocka_unit_test(test_pause_charges_nothing),
 		cmocka_unit_test(test_lost_threads_are_counted_exactly),

@@ -57,6 +57,8 @@ struct td_agent {
 	struct td_sample_opts sample; /* locate: what --sample asked for */
 	struct td_locate *locate;     /* NULL without --sample */
 	struct td_profile *window_profile; /* the window's stacks, taken at its end */
+	bool follow_bottleneck;       /* --sample alone with a tree: sample the last window's bottleneck */
+	char sampled_node[128];       /* the node whose event is sampled; "" for the default */
 };
 
 /* --- the log --- */
@@ -502,6 +504,45 @@ static int take_window_profile(struct td_agent *agent, char *err, size_t errlen)
 	return 0;
 }
 
+const char *td_agent_deepest_crossing(struct td_run *const *runs, size_t n)
+{
+	const struct td_metric_row *best = NULL;
+
+	for (size_t r = 0; r < n; r++) {
+		for (size_t i = 0; i < runs[r]->nr_metrics; i++) {
+			const struct td_metric_row *m = &runs[r]->metrics[i];
+
+			if (m->scope != TD_SCOPE_PROCESS || m->interval_seq != -1 || !m->threshold_crossed ||
+			    m->level < 1 || isnan(m->value))
+				continue;
+			if (!best || m->level > best->level || (m->level == best->level && m->value > best->value))
+				best = m;
+		}
+	}
+	return best ? best->path : NULL;
+}
+
+/* The next window samples the event of the deepest node this one crossed; said when it changes. */
+static void follow_bottleneck(struct td_agent *agent, struct td_run *const *runs, size_t nr_runs)
+{
+	const char *node = agent->follow_bottleneck ? td_agent_deepest_crossing(runs, nr_runs) : NULL;
+	struct td_sample_opts opts = agent->sample;
+	char err[512];
+
+	if (!node || strcmp(node, agent->sampled_node) == 0)
+		return;
+	if (td_collect_sample_for_node(agent->tma.setup, node, &opts.event, &opts.precise, err, sizeof(err)) ||
+	    td_collector_resample(agent->collector, &opts, err, sizeof(err))) {
+		agent_log(agent, "cannot sample the event of %s (%s); sampling %s on", node, err,
+			  agent->sample.event.name);
+		return;
+	}
+	agent->sample = opts;
+	snprintf(agent->sampled_node, sizeof(agent->sampled_node), "%s", node);
+	agent_log(agent, "the last window's bottleneck is %s: sampling %s%s from now on", node, opts.event.name,
+		  opts.precise ? " (precise)" : "");
+}
+
 /* Ends window w: its runs, stored and published; the next duty decided. */
 static int finish_window(struct td_agent *agent, struct window *w, int64_t wall_ns, int64_t counted_ns,
 			 char *err, size_t errlen)
@@ -530,6 +571,7 @@ static int finish_window(struct td_agent *agent, struct window *w, int64_t wall_
 		agent->health.dropped += w->lost_threads;
 		store_runs(agent, runs, nr_runs);
 		publish(agent, runs, nr_runs);
+		follow_bottleneck(agent, runs, nr_runs);
 		adjust_duty(agent, &w->cost);
 	}
 	free_runs(runs, nr_runs);
@@ -649,6 +691,7 @@ static int prepare_sampling(struct td_agent *agent, struct td_collector_opts *op
 	if (!(agent->locate = td_locate_new(NULL, err, errlen)))
 		return -ENOMEM;
 	opts->sample = &agent->sample;
+	agent->follow_bottleneck = !agent->args->sample_event && agent->tma.setup && agent->tma.engine;
 	return 0;
 }
 

@@ -21,7 +21,11 @@
  * holding every thread of the system; its process-scope trees (and the
  * thread rows' pids) tell the processes apart.
  *
- * Locate (--sample): the sampling event runs with the counters, under the
+ * Locate (--sample): with --sample alone on a host with a Top-Down tree,
+ * the first window samples cycles and each next one the event of the
+ * deepest node the last window's runs crossed (td_agent_deepest_crossing,
+ * the kb's locate event of that node), said in the log when it changes.
+ * The sampling event runs with the counters, under the
  * same duty cycle (paused with them) and the same overhead budget (its
  * BPF time and the symbolization count in agent.bpf_ms and agent.cpu_ms).
  * Stacks are symbolized at every sub-interval, while the processes live;
@@ -107,5 +111,13 @@ void td_agent_free(struct td_agent *agent);
  * all were). Returns the rows left.
  */
 size_t td_agent_merge_reused_tids(struct td_thread_row *rows, size_t n, size_t nr_events);
+
+/*
+ * Locate with --sample alone and a Top-Down tree: the node whose event the
+ * next window samples, the deepest node that crosses its threshold in the
+ * whole-run process rows of runs (the larger value among equals). NULL
+ * when none crosses; the path points into the runs.
+ */
+const char *td_agent_deepest_crossing(struct td_run *const *runs, size_t n);
 
 #endif

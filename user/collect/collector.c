@@ -61,6 +61,7 @@ struct td_collector {
 	struct ring_buffer *exit_ring;
 	struct td_pmu_counters *counters;
 	struct td_sampler *sampler; /* locate; NULL when not sampling */
+	char *sample_cpus;          /* the CPUs the sampling event covers (opts.pmu_cpus); NULL: all */
 	struct td_counter_plan plan;
 	size_t active_group;
 	const char *attach_kind;
@@ -590,8 +591,12 @@ struct td_collector *td_collector_new(const struct td_collector_opts *opts,
 			snprintf(err, errlen, "cannot map the exit ring buffer: %s", strerror(errno));
 		}
 	}
+	if (!ret && opts->sample && opts->pmu_cpus && !(c->sample_cpus = strdup(opts->pmu_cpus))) {
+		snprintf(err, errlen, "out of memory setting up the collector");
+		ret = -ENOMEM;
+	}
 	if (!ret && opts->sample)
-		ret = td_sampler_open(c->skel->progs.on_sample, opts->sample, opts->pmu_cpus, c->nr_cpus,
+		ret = td_sampler_open(c->skel->progs.on_sample, opts->sample, c->sample_cpus, c->nr_cpus,
 				      &c->sampler, err, errlen);
 	if (!ret && (ret = flush_cpus(c))) /* open slices of targets already running */
 		snprintf(err, errlen, "cannot start counting on every CPU: %s", strerror(-ret));
@@ -610,6 +615,7 @@ void td_collector_free(struct td_collector *c)
 		return;
 	ring_buffer__free(c->exit_ring);
 	td_sampler_close(c->sampler); /* its links before the programs */
+	free(c->sample_cpus);
 	topdown_bpf__destroy(c->skel); /* detach before the counters go */
 	td_pmu_close(c->counters);
 	if (c->stats_fd >= 0)
@@ -648,6 +654,15 @@ int td_collector_drain_samples(struct td_collector *c, td_raw_stack_fn fn, void 
 		return 0;
 	return td_sampler_drain(c->sampler, bpf_map__fd(c->skel->maps.sample_counts),
 				bpf_map__fd(c->skel->maps.stack_traces), fn, ctx, err, errlen);
+}
+
+int td_collector_resample(struct td_collector *c, const struct td_sample_opts *opts, char *err, size_t errlen)
+{
+	if (!c->sampler) {
+		snprintf(err, errlen, "this collector does not sample; start it with a sampling event");
+		return -EINVAL;
+	}
+	return td_sampler_switch(c->sampler, c->skel->progs.on_sample, opts, c->sample_cpus, err, errlen);
 }
 
 void td_collector_sample_tally(const struct td_collector *c, struct td_sample_tally *tally)

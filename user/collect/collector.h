@@ -162,6 +162,15 @@ size_t td_collector_processes_named(const struct td_collector *collector, size_t
 int td_collector_drain_samples(struct td_collector *collector, td_raw_stack_fn fn, void *ctx,
 			       char *err, size_t errlen);
 
+/*
+ * Locate: samples opts' event from now on, on the CPUs the collector was
+ * given; drain the samples first (they carry no event of their own). On
+ * failure the old event samples on. -EINVAL when the collector does not
+ * sample.
+ */
+int td_collector_resample(struct td_collector *collector, const struct td_sample_opts *opts, char *err,
+			  size_t errlen);
+
 /* Locate's tallies since start: samples taken, samples the full map refused, and stacks lost. */
 struct td_sample_tally {
 	uint64_t samples;

@@ -31,64 +31,51 @@ struct td_sampler {
 	size_t nr_live_stacks;
 };
 
+/* Closes the events of fds/links (nr_cpus each) and the arrays. */
+static void detach_events(int nr_cpus, int *fds, struct bpf_link **links)
+{
+	for (int cpu = 0; fds && links && cpu < nr_cpus; cpu++) {
+		bpf_link__destroy(links[cpu]);
+		if (fds[cpu] >= 0)
+			close(fds[cpu]);
+	}
+	free(fds);
+	free(links);
+}
+
 void td_sampler_close(struct td_sampler *s)
 {
 	if (!s)
 		return;
-	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
-		bpf_link__destroy(s->links[cpu]);
-		if (s->fds[cpu] >= 0)
-			close(s->fds[cpu]);
-	}
-	free(s->links);
-	free(s->fds);
+	detach_events(s->nr_cpus, s->fds, s->links);
 	free(s->keys);
 	free(s->values);
 	free(s->live_stacks);
 	free(s);
 }
 
-static struct td_sampler *sampler_alloc(int nr_cpus)
+/*
+ * Opens opts' event on every CPU of cpus (NULL: all) and attaches prog to
+ * each, into new arrays *fds and *links; nothing stays open on failure.
+ */
+static int attach_events(struct bpf_program *prog, const struct td_sample_opts *opts, const char *cpus, int nr_cpus,
+			 int **fds_out, struct bpf_link ***links_out, char *err, size_t errlen)
 {
-	struct td_sampler *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return NULL;
-	s->nr_cpus = nr_cpus;
-	s->fds = malloc(nr_cpus * sizeof(*s->fds));
-	s->links = calloc(nr_cpus, sizeof(*s->links));
-	s->keys = calloc(TD_SAMPLER_MAX_KEYS, sizeof(*s->keys));
-	s->values = calloc(TD_SAMPLER_MAX_KEYS, sizeof(*s->values));
-	if (!s->fds || !s->links || !s->keys || !s->values) {
-		s->nr_cpus = 0;
-		td_sampler_close(s);
-		return NULL;
-	}
-	for (int cpu = 0; cpu < nr_cpus; cpu++)
-		s->fds[cpu] = -1;
-	return s;
-}
-
-int td_sampler_open(struct bpf_program *prog, const struct td_sample_opts *opts, const char *cpus,
-		    int nr_cpus, struct td_sampler **out, char *err, size_t errlen)
-{
-	struct td_sampler *s = sampler_alloc(nr_cpus);
+	int *fds = malloc(nr_cpus * sizeof(*fds));
+	struct bpf_link **links = calloc(nr_cpus, sizeof(*links));
 	bool *covered = calloc(nr_cpus, sizeof(*covered));
 	int ret = 0, opened = 0;
 
-	*out = NULL;
-	if (!s || !covered) {
+	if (!fds || !links || !covered) {
 		snprintf(err, errlen, "out of memory opening the sampling events");
 		ret = -ENOMEM;
-		goto out;
 	}
-	if (cpus && *cpus) {
-		if ((ret = td_cpulist_parse(cpus, covered, nr_cpus, err, errlen)))
-			goto out;
-	} else {
-		for (int cpu = 0; cpu < nr_cpus; cpu++)
-			covered[cpu] = true;
+	for (int cpu = 0; !ret && cpu < nr_cpus; cpu++) {
+		fds[cpu] = -1;
+		covered[cpu] = !(cpus && *cpus);
 	}
+	if (!ret && cpus && *cpus)
+		ret = td_cpulist_parse(cpus, covered, nr_cpus, err, errlen);
 	for (int cpu = 0; cpu < nr_cpus && !ret; cpu++) {
 		int fd;
 
@@ -102,9 +89,9 @@ int td_sampler_open(struct bpf_program *prog, const struct td_sample_opts *opts,
 			ret = fd;
 			break;
 		}
-		s->fds[cpu] = fd;
-		s->links[cpu] = bpf_program__attach_perf_event(prog, fd);
-		if (!s->links[cpu]) {
+		fds[cpu] = fd;
+		links[cpu] = bpf_program__attach_perf_event(prog, fd);
+		if (!links[cpu]) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot attach the sampling program to '%s' on CPU %d: %s",
 				 opts->event.name, cpu, strerror(errno));
@@ -115,13 +102,51 @@ int td_sampler_open(struct bpf_program *prog, const struct td_sample_opts *opts,
 		snprintf(err, errlen, "'%s' opened on no CPU: every CPU it covers is offline", opts->event.name);
 		ret = -ENODEV;
 	}
-out:
 	free(covered);
-	if (ret)
+	if (ret) {
+		detach_events(fds ? nr_cpus : 0, fds, links);
+		return ret;
+	}
+	*fds_out = fds;
+	*links_out = links;
+	return 0;
+}
+
+int td_sampler_open(struct bpf_program *prog, const struct td_sample_opts *opts, const char *cpus,
+		    int nr_cpus, struct td_sampler **out, char *err, size_t errlen)
+{
+	struct td_sampler *s = calloc(1, sizeof(*s));
+	int ret;
+
+	*out = NULL;
+	if (!s || !(s->keys = calloc(TD_SAMPLER_MAX_KEYS, sizeof(*s->keys))) ||
+	    !(s->values = calloc(TD_SAMPLER_MAX_KEYS, sizeof(*s->values)))) {
 		td_sampler_close(s);
-	else
-		*out = s;
-	return ret;
+		snprintf(err, errlen, "out of memory opening the sampling events");
+		return -ENOMEM;
+	}
+	s->nr_cpus = nr_cpus;
+	ret = attach_events(prog, opts, cpus, nr_cpus, &s->fds, &s->links, err, errlen);
+	if (ret) {
+		td_sampler_close(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+int td_sampler_switch(struct td_sampler *s, struct bpf_program *prog, const struct td_sample_opts *opts,
+		      const char *cpus, char *err, size_t errlen)
+{
+	struct bpf_link **links;
+	int *fds, ret = attach_events(prog, opts, cpus, s->nr_cpus, &fds, &links, err, errlen);
+
+	if (ret)
+		return ret; /* the old event samples on */
+	detach_events(s->nr_cpus, s->fds, s->links);
+	s->fds = fds;
+	s->links = links;
+	return 0;
 }
 
 /* Frames up to the first zero: the kernel zero-fills the rest of the slot. */

@@ -42,6 +42,15 @@ int td_sampler_open(struct bpf_program *prog, const struct td_sample_opts *opts,
 void td_sampler_close(struct td_sampler *sampler);
 
 /*
+ * Samples another event from now on: opens and attaches opts' event, then
+ * closes the old one (the two overlap for an instant). On failure the old
+ * event samples on and err says why. What is counted but not drained
+ * stays, under the event it was counted on: drain before switching.
+ */
+int td_sampler_switch(struct td_sampler *sampler, struct bpf_program *prog, const struct td_sample_opts *opts,
+		      const char *cpus, char *err, size_t errlen);
+
+/*
  * Moves every counted (thread, stack) out of the kernel's maps and hands
  * each to fn, sorted by pid. counts_fd and stacks_fd: the sample_counts
  * and stack_traces maps.

@@ -11,6 +11,8 @@
  *                instructions between functions (see split_a)
  *   deep         with --deep N: spins N calls deep in recurse(), deeper than
  *                the kernel keeps a stack when N is above 127
+ *   stacks       with --stacks N: spins in turn at the end of N distinct
+ *                call paths, for what many distinct stacks cost a profiler
  *
  * It is built with frame pointers, as a profiled program should be, so
  * that sampled stacks reach main.
@@ -46,6 +48,7 @@ static struct {
 	long long known_loop;
 	bool split;
 	int deep;
+	int stacks;
 	const char *report;
 } cfg = { .duration_ms = 2000, .io_threads = 2, .io_period_us = 1000, .io_work_us = 20,
 	  .short_threads = 0, .short_work_us = 3000 };
@@ -225,6 +228,59 @@ static void *deep(void *arg)
 	return NULL;
 }
 
+/*
+ * --stacks N: path p of 0..N-1 is a walk of fork_0/fork_1 calls, one a bit
+ * of p, from the lowest, as many as it takes for N-1; each pair of twins is
+ * a distinct call site, so each path is a distinct stack. The walk takes
+ * the paths in turn, spinning a little at the end of each.
+ */
+#define STACKS_SPIN 20000ull /* turns of the loop at each path's end: ~6 us */
+
+void fork_0(unsigned int path, int depth);
+void fork_1(unsigned int path, int depth);
+
+static inline void walk(unsigned int path, int depth)
+{
+	unsigned long long n = STACKS_SPIN;
+
+	if (depth == 0) {
+		COUNT_DOWN(n);
+		return;
+	}
+	if (path & 1)
+		fork_1(path >> 1, depth - 1);
+	else
+		fork_0(path >> 1, depth - 1);
+}
+
+/* Twins kept apart (noipa) with a frame each, like hot_a and hot_b. */
+__attribute__((noipa)) void fork_0(unsigned int path, int depth)
+{
+	SPLIT_FRAME;
+	walk(path, depth);
+}
+
+__attribute__((noipa)) void fork_1(unsigned int path, int depth)
+{
+	SPLIT_FRAME;
+	walk(path, depth);
+}
+
+static void *stacks(void *arg)
+{
+	int depth = 0;
+
+	(void)arg;
+	pthread_setname_np(pthread_self(), "stacks");
+	while (depth < 31 && (1u << depth) < (unsigned int)cfg.stacks)
+		depth++;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed))
+		for (unsigned int p = 0; p < (unsigned int)cfg.stacks; p++)
+			walk(p, depth);
+	record_self();
+	return NULL;
+}
+
 /* Starts the short-lived threads two at a time until all have run. */
 static void *spawner(void *arg)
 {
@@ -269,6 +325,7 @@ static int parse_args(int argc, char **argv)
 		{ "known-loop", required_argument, NULL, 'k' },
 		{ "split", no_argument, NULL, 'S' },
 		{ "deep", required_argument, NULL, 'D' },
+		{ "stacks", required_argument, NULL, 'T' },
 		{ "report", required_argument, NULL, 'r' },
 		{ 0 }
 	};
@@ -286,16 +343,17 @@ static int parse_args(int argc, char **argv)
 		case 'k': cfg.known_loop = atoll(optarg); break;
 		case 'S': cfg.split = true; break;
 		case 'D': cfg.deep = atoi(optarg); break;
+		case 'T': cfg.stacks = atoi(optarg); break;
 		case 'r': cfg.report = optarg; break;
 		default:
 			fprintf(stderr, "usage: td-workload [--duration-ms N] [--io-threads N] [--io-period-us N] [--io-work-us N] "
-				"[--short-threads N] [--short-work-us N] [--wait-start] [--known-loop N] [--split] [--deep N] [--report FILE]\n");
+				"[--short-threads N] [--short-work-us N] [--wait-start] [--known-loop N] [--split] [--deep N] [--stacks N] [--report FILE]\n");
 			return -1;
 		}
 	}
 	if (cfg.duration_ms <= 0 || cfg.io_threads < 0 || cfg.io_threads > 64 || cfg.short_threads < 0 ||
 	    cfg.io_period_us <= 0 || cfg.io_work_us <= 0 || cfg.short_work_us <= 0 || cfg.known_loop < 0 ||
-	    cfg.deep < 0 || cfg.deep > 100000) {
+	    cfg.deep < 0 || cfg.deep > 100000 || cfg.stacks < 0 || cfg.stacks > 1 << 24) {
 		fprintf(stderr, "td-workload: every number must be positive (at most 64 io threads)\n");
 		return -1;
 	}
@@ -304,13 +362,13 @@ static int parse_args(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	pthread_t spin, spawn, io[64], loop, split[2], deep_thread;
+	pthread_t spin, spawn, io[64], loop, split[2], deep_thread, stacks_thread;
 	struct timespec run;
 	char go;
 
 	if (parse_args(argc, argv))
 		return 2;
-	results = calloc(cfg.short_threads + cfg.io_threads + 7, sizeof(*results));
+	results = calloc(cfg.short_threads + cfg.io_threads + 8, sizeof(*results));
 	if (!results)
 		return 1;
 	/* --wait-start: block until a byte (or EOF) on stdin, so a collector can attach first. */
@@ -334,6 +392,8 @@ int main(int argc, char **argv)
 		pthread_create(&deep_thread, &attr, deep, NULL);
 		pthread_attr_destroy(&attr);
 	}
+	if (cfg.stacks)
+		pthread_create(&stacks_thread, NULL, stacks, NULL);
 
 	run.tv_sec = cfg.duration_ms / 1000;
 	run.tv_nsec = cfg.duration_ms % 1000 * 1000000;
@@ -347,6 +407,8 @@ int main(int argc, char **argv)
 		pthread_join(split[i], NULL);
 	if (cfg.deep)
 		pthread_join(deep_thread, NULL);
+	if (cfg.stacks)
+		pthread_join(stacks_thread, NULL);
 	for (int i = 0; i < cfg.io_threads; i++)
 		pthread_join(io[i], NULL);
 	return cfg.report ? write_report(cfg.report) : 0;

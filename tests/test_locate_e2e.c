@@ -365,6 +365,9 @@ static void test_bad_sampling_input(void **state)
 		{ { "--sample-freq", "99" }, 2, "give --sample too" },
 		{ { "--sample", "--sample-freq", "0" }, 2, "--sample-freq" },
 		{ { "--sample", "--sample-freq", "lots" }, 2, "--sample-freq" },
+		{ { "--sample-period", "1000" }, 2, "give --sample too" },
+		{ { "--sample", "--sample-period", "1000", "--sample-freq", "99" }, 2, "give one" },
+		{ { "--sample", "--sample-period", "0" }, 2, "--sample-period" },
 	};
 	size_t before;
 

@@ -64,6 +64,7 @@ struct collect_args {
 	const char *sample_event;  /* --sample=EVENT; NULL: the default */
 	const char *sample_for;    /* --sample-for NODE: the default is that node's event */
 	uint64_t sample_freq_hz;
+	uint64_t sample_period;    /* --sample-period: every this many events instead of a rate */
 };
 
 /* Locate's side of a collection; locate NULL without --sample. */
@@ -85,7 +86,7 @@ static const char usage_text[] =
 	"usage: topdown collect (--process NAME | --pid PID[,PID...] | --system-wide)\n"
 	"                       [--duration 10s] [--interval 1s] [--level 1..3] [--cpu-model NAME]\n"
 	"                       [--label key=value]... [--events LIST] [--db PATH] [--json | --all-threads]\n"
-	"                       [--sample[=EVENT] | --sample-for NODE] [--sample-freq HZ]\n"
+	"                       [--sample[=EVENT] | --sample-for NODE] [--sample-freq HZ | --sample-period N]\n"
 	"  --all-threads    list every thread in the text table, not only the busiest (--json has them all)\n"
 	"  --level N        depth of the Top-Down tree (4 where it needs no more counters than 3)\n"
 	"  --cpu-model NAME the CPU's Top-Down model instead of the detected one (spr, neoverse-v2, zen4, ...)\n"
@@ -94,7 +95,8 @@ static const char usage_text[] =
 	"                   cpu-clock without a hardware PMU); topdown query --hot and flamegraph read them\n"
 	"  --sample-for NODE sample the event that finds NODE's code on this CPU (DRAM_Bound,\n"
 	"                   Branch_Mispredicts, ...; topdown explain NODE names it), a parent's when it has none\n"
-	"  --sample-freq HZ samples per second per CPU (default 99)\n";
+	"  --sample-freq HZ samples per second per CPU (default 99)\n"
+	"  --sample-period N a sample every N events instead (exact counts, e.g. under emulation)\n";
 
 /* One line: what is wrong, and where the options are described. */
 static int usage_error(const char *message)
@@ -130,13 +132,14 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 		{ "all-threads", no_argument, NULL, 'A' },
 		{ "sample", optional_argument, NULL, 'S' },
 		{ "sample-freq", required_argument, NULL, 'F' },
+		{ "sample-period", required_argument, NULL, 'Q' },
 		{ "sample-for", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	char err[512] = "";
 	int opt, ret = 0, targets = 0;
-	long freq = 0;
+	long freq = 0, period = 0;
 
 	a->duration_ns = 10ull * 1000000000;
 	a->sample_freq_hz = TD_DEFAULT_SAMPLE_FREQ_HZ;
@@ -165,6 +168,9 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 		case 'F': ret = td_parse_int_range(optarg, "--sample-freq", 1, 1000000, &freq, err, sizeof(err));
 			a->sample_freq_hz = (uint64_t)freq;
 			break;
+		case 'Q': ret = td_parse_int_range(optarg, "--sample-period", 1, 1L << 40, &period, err, sizeof(err));
+			a->sample_period = (uint64_t)period;
+			break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		default:
 			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'", argv[optind - 1]);
@@ -187,6 +193,10 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 		return usage_error(err);
 	if (freq && !a->sample)
 		return usage_error("--sample-freq sets the rate of --sample: give --sample too");
+	if (period && !a->sample)
+		return usage_error("--sample-period sets the rate of --sample: give --sample too");
+	if (period && freq)
+		return usage_error("--sample-freq and --sample-period both set the rate: give one");
 	if (a->sample_for && a->sample_event)
 		return usage_error("--sample-for chooses the event that --sample=EVENT names: give one or the other");
 	if (a->sample_event && !*a->sample_event)
@@ -461,6 +471,7 @@ static int start_locate(const struct collect_args *a, const struct td_tma_choice
 
 	if (ret)
 		return ret;
+	lr->opts.period = a->sample_period;
 	if (notice[0])
 		fprintf(stderr, "topdown: %s\n", notice);
 	return (lr->locate = td_locate_new(NULL, err, errlen)) ? 0 : -ENOMEM;
@@ -486,8 +497,9 @@ static void print_hot(const struct td_run *run, const struct locate_run *lr)
 	char err[256];
 	const char *hint;
 
-	printf("\nlocate: %llu samples of %s at %llu Hz, %zu stacks",
-	       (unsigned long long)p->samples, p->event, (unsigned long long)p->frequency_hz, p->nr_stacks);
+	printf("\nlocate: %llu samples of %s %s %llu%s, %zu stacks", (unsigned long long)p->samples, p->event,
+	       p->period ? "every" : "at", (unsigned long long)(p->period ? p->period : p->frequency_hz),
+	       p->period ? " events" : " Hz", p->nr_stacks);
 	if (p->lost_samples)
 		printf(", %llu without a stack (the kernel's maps were full)", (unsigned long long)p->lost_samples);
 	printf("\n");

@@ -624,12 +624,6 @@ static void test_network_cancel(void **state)
  * seen when the collection ends. Skipped until the stream watches the
  * client's socket itself.
  */
-static void test_network_disconnect(void **state)
-{
-	(void)state;
-	skip();
-}
-
 /* The binary: refuses an open listener without a token, serves, and
  * exits 0 on SIGTERM. */
 static void test_binary(void **state)
@@ -691,7 +685,6 @@ int main(void)
 		cmocka_unit_test(test_network_token),
 		cmocka_unit_test(test_network_stream),
 		cmocka_unit_test(test_network_cancel),
-		cmocka_unit_test(test_network_disconnect),
 		cmocka_unit_test(test_binary),
 	};
 

@@ -106,26 +106,21 @@ check_pmu() {
 	fi
 }
 
-# td-workload WORKLOAD_ARGS held at its start (--wait-start) until `topdown
-# collect --pid` of it, with COLLECT_ARGS, has attached, then released; the
-# collector stops (SIGINT) once the workload has ended. Its JSON goes to
-# /tmp/NAME.json, its errors to /tmp/NAME.err, its run to /tmp/NAME.db.
-collect_released() { # NAME WORKLOAD_ARGS COLLECT_ARGS...
-	name=$1
-	workload_args=$2
-	shift 2
-	rm -f /tmp/go
+# Truth on the emulated PMU (one vCPU, -icount shift=0: instructions count
+# exactly): a thread whose loop retires a known 2N instructions, counted
+# per thread through topdown's BPF path. What it adds beyond 2N is its
+# naming, recording and kernel entries (timer ticks): within 1%.
+check_truth() {
+	n=50000000
 	mkfifo /tmp/go
-	# shellcheck disable=SC2086 # the workload's arguments, split on purpose
-	td-workload --io-threads 0 --wait-start $workload_args </tmp/go >/dev/null 2>&1 &
+	td-workload --duration-ms 500 --io-threads 0 --wait-start --known-loop $n </tmp/go >/dev/null 2>&1 &
 	workload=$!
 	exec 3>/tmp/go
-	topdown collect --pid $workload "$@" --duration 600s --json \
-		--db "/tmp/$name.db" >"/tmp/$name.json" 2>"/tmp/$name.err" &
+	topdown collect --process td-workload --events instructions --duration 600s --json \
+		--db /tmp/lab.db >/tmp/truth.json 2>/tmp/truth.err &
 	collector=$!
 	# The collector's BPF objects open, then time for it to attach (seconds
-	# under emulation); a release before it would show as a count short of
-	# the truth.
+	# under emulation); a release before it would show as a count short of 2N.
 	for _ in $(seq 120); do
 		ls -l /proc/$collector/fd 2>/dev/null | grep -q 'bpf' && break
 		sleep 0.5
@@ -136,15 +131,6 @@ collect_released() { # NAME WORKLOAD_ARGS COLLECT_ARGS...
 	wait $workload
 	kill -INT $collector
 	wait $collector
-}
-
-# Truth on the emulated PMU (one vCPU, -icount shift=0: instructions count
-# exactly): a thread whose loop retires a known 2N instructions, counted
-# per thread through topdown's BPF path. What it adds beyond 2N is its
-# naming, recording and kernel entries (timer ticks): within 1%.
-check_truth() {
-	n=50000000
-	collect_released truth "--duration-ms 500 --known-loop $n" --events instructions
 	counted=$(awk '/"comm": "known_loop"/ {f = 1} f && /"instructions":/ {gsub(/[",]/, ""); print $2; exit}' /tmp/truth.json)
 	want=$((2 * n))
 	if [ -n "$counted" ] && awk -v c="$counted" -v w=$want 'BEGIN {d = (c - w) / w; exit !(d >= 0 && d <= 0.01)}'; then
@@ -154,37 +140,8 @@ check_truth() {
 	fi
 }
 
-# Locate's truth on the emulated PMU: under -icount shift=0 a busy vCPU's
-# CPU_CYCLES are its instructions, so sampling cycles samples instructions,
-# and td-workload --split's split_a retires 70% of its own in hot_a and
-# 30% in hot_b. The self shares query --hot gives split_a's functions must
-# be within 2 points of those (the rest of its samples land in the kernel:
-# timer ticks, its start and end).
-check_sample_split() {
-	# Emulated perf interrupts are slow, and the kernel would throttle them:
-	# not here. By frequency the kernel's rate estimate under TCG gave ~340
-	# samples of split_a in 4 s (2.5 points of noise); a period gives one
-	# sample every 200,000 of its ~1.3e9 cycles, ~6,600 (0.6 points).
-	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
-	echo 10000 >/proc/sys/kernel/perf_event_max_sample_rate
-	collect_released split "--duration-ms 4000 --split" --sample=cycles --sample-period 200000
-	topdown query --hot --thread split_a --json --db /tmp/split.db >/tmp/hot.json 2>>/tmp/split.err
-	samples=$(json_number samples /tmp/hot.json)
-	a=$(awk '/"function": "hot_a"/ {f = 1} f && /"self":/ {gsub(/,/, ""); print $2; exit}' /tmp/hot.json)
-	b=$(awk '/"function": "hot_b"/ {f = 1} f && /"self":/ {gsub(/,/, ""); print $2; exit}' /tmp/hot.json)
-	shares="split_a: hot_a $(awk -v s="${a:-0}" 'BEGIN {printf "%.1f%%", 100 * s}'),"
-	shares="$shares hot_b $(awk -v s="${b:-0}" 'BEGIN {printf "%.1f%%", 100 * s}') of $samples cycles samples"
-	if [ -n "$a" ] && [ -n "$b" ] &&
-	   awk -v a="$a" -v b="$b" 'BEGIN {exit !(a >= 0.68 && a <= 0.72 && b >= 0.28 && b <= 0.32)}'; then
-		result sample_split_truth ok "$shares (want 70% and 30%)"
-	else
-		result sample_split_truth fail "$shares (want 70% and 30%): $(head -c 200 /tmp/split.err | tr '\n' ' ')"
-	fi
-}
-
 if [ -r /sys/kernel/btf/vmlinux ]; then
 	[ "$(uname -m)" = aarch64 ] && check_truth
-	[ "$(uname -m)" = aarch64 ] && check_sample_split
 	[ "$(uname -m)" = aarch64 ] && check_pmu
 	check_process tp_btf
 	check_process raw_tp

@@ -219,7 +219,11 @@ $(OUT)/td-gen-runs: bench/gen_runs.c $(LIB)
 $(OUT)/bench_mcp: bench/bench_mcp.c
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
-bench-tools: all $(OUT)/td-minimal-reads $(OUT)/td-gen-runs $(OUT)/bench_mcp
+# bench/bench_top.sh: a process of many sleeping threads for topdown top to watch.
+$(OUT)/td-many-threads: bench/many_threads.c
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -lpthread
+
+bench-tools: all $(OUT)/td-minimal-reads $(OUT)/td-gen-runs $(OUT)/bench_mcp $(OUT)/td-many-threads
 
 # bench/bench_kb.c: kb load and Top-Down engine speed (docs/BENCHMARKS.md).
 $(OUT)/bench_kb: bench/bench_kb.c $(LIB)

@@ -7,7 +7,8 @@
  *
  * Columns: name, TID (THREADS for groups), on-CPU %, voluntary and
  * involuntary switches, migrations, run-queue wait, the counted events,
- * then the Top-Down nodes of the engine's depth (level 1 by default) when an engine is given.
+ * then, given an engine, the Top-Down nodes of its depth (level 1 unless
+ * --level says more), each from the row's own counters (a group's summed).
  *
  * Threads view: every live thread, and the threads that exited during the
  * interval folded into their name group (td_fold_thread_rows), so a

@@ -24,7 +24,7 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
 
-PKGS := libbpf jansson sqlite3 libpq libdw libprotobuf-c zlib libmicrohttpd
+PKGS := libbpf jansson sqlite3 libpq libdw libprotobuf-c zlib libmicrohttpd ncursesw
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -49,7 +49,7 @@ endif
 # with the include paths of the rooms it may use, so an upward include
 # fails to compile: ROOM_SEES_<room> lists them, the room itself included.
 # tests/check_layers.sh proves the rule holds for every pair of rooms.
-ROOMS := core http storage kb collect locate query import render agent doctor mcp cli
+ROOMS := core http storage kb collect locate query import render agent doctor top mcp cli
 ROOM_DIR_core := user/core
 ROOM_DIR_http := user/http
 ROOM_DIR_storage := storage
@@ -61,6 +61,7 @@ ROOM_DIR_import := user/import
 ROOM_DIR_render := user/render
 ROOM_DIR_agent := user/agent
 ROOM_DIR_doctor := user/doctor
+ROOM_DIR_top := user/top
 ROOM_DIR_mcp := mcp
 ROOM_DIR_cli := user/cli
 ROOM_SEES_core := core
@@ -74,6 +75,7 @@ ROOM_SEES_import := core storage kb import
 ROOM_SEES_render := core storage kb query render
 ROOM_SEES_agent := core http storage kb collect locate query render agent
 ROOM_SEES_doctor := core storage kb collect doctor
+ROOM_SEES_top := core storage kb collect query render top
 ROOM_SEES_mcp := core http storage kb collect locate query render import agent mcp
 ROOM_SEES_cli := $(ROOMS)
 # The BPF side's shared header and the generated skeletons come with the
@@ -105,13 +107,14 @@ WORKLOAD := $(OUT)/td-workload
 
 # curl and prometheus (for its promtool) check the agent's /metrics and the
 # MCP server's HTTP transport in tests;
-# chromium runs the flame graph's page in tests/browser.
+# chromium runs the flame graph's page in tests/browser; tmux drives
+# topdown top's screen in tests/check_top.sh.
 DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	libpfm4-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev \
-	libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev \
+	libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libncurses-dev \
 	pkg-config make gcc libclang-rt-14-dev valgrind linux-perf \
 	postgresql sqlite3 procps systemd rpm groff-base curl prometheus \
-	qemu-system-x86 cpio chromium
+	qemu-system-x86 cpio chromium tmux
 # Foreign architectures apt must know, and the cross builds make test
 # runs: cross/arm64.mk adds them. The cross builds fetch their libraries
 # into a sysroot (cross/sysroot.sh); nothing of those is installed.
@@ -216,7 +219,11 @@ $(OUT)/td-gen-runs: bench/gen_runs.c $(LIB)
 $(OUT)/bench_mcp: bench/bench_mcp.c
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
-bench-tools: all $(OUT)/td-minimal-reads $(OUT)/td-gen-runs $(OUT)/bench_mcp
+# bench/bench_top.sh: a process of many sleeping threads for topdown top to watch.
+$(OUT)/td-many-threads: bench/many_threads.c
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -lpthread
+
+bench-tools: all $(OUT)/td-minimal-reads $(OUT)/td-gen-runs $(OUT)/bench_mcp $(OUT)/td-many-threads
 
 # bench/bench_kb.c: kb load and Top-Down engine speed (docs/BENCHMARKS.md).
 $(OUT)/bench_kb: bench/bench_kb.c $(LIB)

@@ -26,7 +26,8 @@ QEMU_AARCH64 ?= qemu-aarch64
 # The libraries the build links and the tests use, as arm64 -dev
 # packages; cross/sysroot.sh adds what they depend on.
 ARM64_SYSROOT_PACKAGES := libc6-dev libbpf-dev libelf-dev libdw-dev zlib1g-dev libpfm4-dev \
-	libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev libprotobuf-c-dev libmicrohttpd-dev
+	libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev libprotobuf-c-dev libmicrohttpd-dev \
+	libncurses-dev
 
 ARM64_TESTS := $(patsubst tests/%.c,$(ARM64_OUT)/tests/%,$(filter-out %_e2e.c,$(TEST_SRCS)))
 

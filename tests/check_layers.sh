@@ -27,6 +27,7 @@ declare -A may_use=(
 	[render]="core storage kb query"
 	[agent]="core http storage kb collect locate query render"
 	[doctor]="core storage kb collect"
+	[top]="core storage kb collect query render"
 	[mcp]="core http storage kb collect locate query render import agent"
 	[cli]="*"
 )

@@ -10,7 +10,8 @@
 #     import test files, /var/lib paths and the /metrics port are scratch
 #     ones; each must exit 0;
 #   - lines that need what no test host has (a PostgreSQL server at the
-#     README's example host, systemd as init, a hardware PMU) must say so
+#     README's example host, systemd as init, a hardware PMU, a terminal
+#     for topdown top's screen; tests/check_top.sh drives it) must say so
 #     in their comment;
 #   - make targets and `sudo build/topdown doctor` are covered elsewhere in
 #     the suite (named below).
@@ -78,6 +79,8 @@ for line in "${lines[@]}"; do
 	*"install-service"*) needs "$line" "systemd"; continue ;;
 	"perf stat"*"-M Topdown"*) needs "$line" "a hardware PMU"; continue ;;
 	*"db.example"* | *"@db/"*) needs "$line" "a PostgreSQL server"; continue ;;
+	"topdown top "*"--batch"*) ;;
+	"topdown top "*) needs "$line" "a terminal"; continue ;;
 	"topdown "* | "TOPDOWN_LABELS="*"topdown "*) ;;
 	*) fail "no rule for the README line '$line': run it here, or say what it needs" ;;
 	esac

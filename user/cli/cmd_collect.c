@@ -32,7 +32,6 @@
 #include "events.h"
 #include "labels.h"
 #include "parse.h"
-#include "procmatch.h"
 #include "format.h"
 #include "hot.h"
 #include "query_render.h"
@@ -43,16 +42,14 @@
 #include "tma_events.h"
 #include "thread_table.h"
 #include "tma_render.h"
+#include "target_args.h"
 
-#define MAX_PIDS 64
 #define HOT_ROWS 10 /* hot functions collect shows; topdown query --hot has them all */
 #define TABLE_ROWS 30 /* the text table shows the busiest threads; --json has all */
 
 struct collect_args {
-	bool system_wide, json, events_given, level_given, all_threads;
-	pid_t pids[MAX_PIDS];
-	size_t nr_pids;
-	const char *process;
+	bool json, events_given, level_given, all_threads;
+	struct td_target_args target;
 	uint64_t duration_ns, interval_ns;
 	long level;
 	const char *cpu_model; /* --cpu-model: overrides detection */
@@ -138,7 +135,7 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 		{ 0 }
 	};
 	char err[512] = "";
-	int opt, ret = 0, targets = 0;
+	int opt, ret = 0;
 	long freq = 0, period = 0;
 
 	a->duration_ns = 10ull * 1000000000;
@@ -148,10 +145,12 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 	optind = 1;
 	opterr = 0; /* our one-line message instead of getopt's */
 	while (!ret && (opt = getopt_long(argc, argv, "p:P:ad:i:l:m:L:e:D:jAh", options, NULL)) != -1) {
+		ret = td_target_args_take(&a->target, opt, optarg, err, sizeof(err));
+		if (ret) { /* a target option: taken, or a bad value */
+			ret = ret < 0 ? ret : 0;
+			continue;
+		}
 		switch (opt) {
-		case 'p': a->process = optarg; targets++; break;
-		case 'P': targets++; ret = td_parse_pid_list(optarg, a->pids, MAX_PIDS, &a->nr_pids, err, sizeof(err)); break;
-		case 'a': a->system_wide = true; targets++; break;
 		case 'A': a->all_threads = true; break;
 		case 'd': ret = td_parse_duration_ns(optarg, &a->duration_ns, err, sizeof(err)); break;
 		case 'i': ret = td_parse_duration_ns(optarg, &a->interval_ns, err, sizeof(err)); break;
@@ -183,9 +182,7 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 		snprintf(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
 		return usage_error(err);
 	}
-	if (targets != 1)
-		return usage_error("name exactly one target: --process NAME, --pid PID or --system-wide");
-	if (a->process && td_proc_name_check(a->process, err, sizeof(err)))
+	if (td_target_args_check(&a->target, err, sizeof(err)))
 		return usage_error(err);
 	if (a->events_given && (a->level_given || a->cpu_model))
 		return usage_error("--events replaces the Top-Down counters that --level and --cpu-model choose: give one or the other");
@@ -204,29 +201,16 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 	return 0;
 }
 
-static char *describe_target(const struct collect_args *a)
-{
-	char buf[MAX_PIDS * 12] = "";
-	size_t used = 0;
-
-	if (a->system_wide)
-		return strdup("system-wide");
-	if (a->process)
-		return strdup(a->process);
-	for (size_t i = 0; i < a->nr_pids; i++)
-		used += snprintf(buf + used, sizeof(buf) - used, "%s%d", i ? "," : "", a->pids[i]);
-	return strdup(buf);
-}
-
 /* Host, target and collection labels, then the user's, which win. */
 static int build_labels(const struct collect_args *a, const struct td_tma_choice *tma, struct td_labels *labels,
 			char *err, size_t errlen)
 {
-	char *pids = a->nr_pids ? describe_target(a) : NULL;
-	int ret = a->nr_pids && !pids ? -ENOMEM : td_collect_base_labels(tma, a->level, labels, err, errlen);
+	const struct td_target_args *t = &a->target;
+	char *pids = t->nr_pids ? td_target_args_describe(t) : NULL;
+	int ret = t->nr_pids && !pids ? -ENOMEM : td_collect_base_labels(tma, a->level, labels, err, errlen);
 
 	if (!ret)
-		ret = td_collect_target_labels(a->process, pids, a->nr_pids ? a->pids[0] : 0, labels, err, errlen);
+		ret = td_collect_target_labels(t->process, pids, t->nr_pids ? t->pids[0] : 0, labels, err, errlen);
 	if (!ret && td_labels_copy(labels, &a->user_labels))
 		ret = -ENOMEM;
 	if (ret && !err[0])
@@ -429,7 +413,7 @@ static void print_json(const struct td_run *run, const struct td_tma_choice *tma
 
 static int fill_run(struct td_run *run, const struct collect_args *a, const struct td_tma_choice *tma)
 {
-	run->process = describe_target(a);
+	run->process = td_target_args_describe(&a->target);
 	run->collector = strdup("bpf");
 	run->level = tma->wanted ? a->level : 0;
 	run->nr_events = a->nr_events;
@@ -521,8 +505,6 @@ static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, 
 			     const char *db_path, char *err, size_t errlen)
 {
 	struct td_collector_opts opts = {
-		.system_wide = a->system_wide, .pids = a->pids, .nr_pids = a->nr_pids,
-		.process_names = &a->process, .nr_process_names = a->process ? 1 : 0,
 		.events = a->events, .nr_events = a->nr_events,
 		.plan = tma->setup ? &tma->setup->plan : NULL,
 		.pmu_cpus = tma->setup ? tma->setup->pmu_cpus : NULL,
@@ -532,6 +514,7 @@ static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, 
 	struct locate_run lr = { 0 };
 	int ret = run ? fill_run(run, a, tma) : -ENOMEM;
 
+	td_target_args_to_opts(&a->target, &opts);
 	if (ret)
 		snprintf(err, errlen, "out of memory preparing the run");
 	if (!ret && a->sample && !(ret = start_locate(a, tma, &lr, err, errlen)))

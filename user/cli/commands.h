@@ -12,6 +12,7 @@
 #define TD_EXIT_REGRESSION 3 /* compare --fail-on-regression found one */
 
 int td_cmd_collect(int argc, char **argv);
+int td_cmd_top(int argc, char **argv);
 int td_cmd_agent(int argc, char **argv);
 int td_cmd_list(int argc, char **argv);
 int td_cmd_query(int argc, char **argv);

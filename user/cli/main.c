@@ -22,6 +22,7 @@ static const struct command {
 } commands[] = {
 	{ "doctor", td_cmd_doctor, "what works on this host for topdown, and what to do about the rest" },
 	{ "collect", td_cmd_collect, "count per-thread scheduling figures and counters, store a labeled run" },
+	{ "top", td_cmd_top, "the target's threads live in the terminal, refreshed every interval" },
 	{ "agent", td_cmd_agent, "collect always-on, in windows: one run per target process per window" },
 	{ "list", td_cmd_list, "list stored runs" },
 	{ "query", td_cmd_query, "bottlenecks, funnel, tree, threads, trend over stored runs" },

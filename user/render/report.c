@@ -260,7 +260,7 @@ static const char script[] =
 	"}\n"
 	"\n"
 	"function hot(h, cap, body) {\n"
-	"  body.append(el('p', {}, h.samples + ' ' + h.unit + ' of ' + h.event + ' over ' + plural(h.runs, 'run') + '; ' +\n"
+	"  body.append(el('p', {}, h.samples + ' ' + h.unit + ' over ' + plural(h.runs, 'run') + '; ' +\n"
 	"    pct(h.unresolved_frames) + ' of the frames without a function name' +\n"
 	"    (h.lost_samples ? ', ' + h.lost_samples + ' samples lost' : '') +\n"
 	"    (h.functions.length >= cap ? '; the hottest ' + cap + ' functions' : '') + '.'));\n"

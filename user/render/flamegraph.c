@@ -452,7 +452,7 @@ static const char script[] =
 	"  if (state.negate) p.set('negate', '1');\n"
 	"  const h = p.toString();\n"
 	"  /* the URL less its hash, not pathname + search: a data: URL (the report's frame) has no path to resolve */\n"
-	"  history.replaceState(null, '', h ? '#' + h : location.href.split('#')[0]);\n"
+	"  history.replaceState(null, '', h ? '#' + h : document.URL.split('#')[0]);\n"
 	"}\n"
 	"\n"
 	"function update() {\n"

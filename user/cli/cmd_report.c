@@ -37,7 +37,8 @@ struct parts {
 	struct td_comparison *comparison;
 	struct td_hot *hot;
 	struct td_folded_set *folded;
-	char hint[512]; /* the first empty answer's hint: said when every part is empty */
+	char hint[512];     /* the first empty answer's hint: said when every part is empty */
+	char left_out[512]; /* the first of a part asked for by name (--trend, a comparison) */
 };
 
 static const char usage_text[] =
@@ -119,13 +120,16 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	return 0;
 }
 
-/* An empty answer leaves its part out: no failure. */
-static int part(int ret, struct parts *p, const char *err)
+/* An empty answer leaves its part out: no failure, but a part asked for by
+ * name is said to be missing, lest the page look complete. */
+static int part(int ret, struct parts *p, bool asked, const char *err)
 {
 	if (ret != TD_QUERY_NOTHING)
 		return ret;
 	if (!p->hint[0])
 		snprintf(p->hint, sizeof(p->hint), "%s", err);
+	if (asked && !p->left_out[0])
+		snprintf(p->left_out, sizeof(p->left_out), "%s", err);
 	return 0;
 }
 
@@ -180,7 +184,7 @@ static int query_trends(struct td_store *store, const struct report_args *a, con
 			nodes[n++] = p->tree->nodes[i].path;
 	for (size_t i = 0; !ret && i < n; i++)
 		ret = part(td_query_trend(store, &tq, nodes[i], TD_TREND_WINDOW, TD_TREND_SIGMA,
-					  &p->trends[p->nr_trends++], err, errlen), p, err);
+					  &p->trends[p->nr_trends++], err, errlen), p, a->nr_trends > 0, err);
 	return ret;
 }
 
@@ -193,7 +197,7 @@ static int query_comparison(struct td_store *store, struct report_args *a, const
 
 	if (!ret)
 		ret = td_query_cli_side_filter(store, shared, a->run_b, id_b, &a->labels_b, &args.b, err, errlen);
-	return ret ? ret : part(td_compare(store, &args, &p->comparison, err, errlen), p, err);
+	return ret ? ret : part(td_compare(store, &args, &p->comparison, err, errlen), p, true, err);
 }
 
 static int query_parts(struct td_store *store, struct report_args *a, struct parts *p, char *err, size_t errlen)
@@ -202,9 +206,9 @@ static int query_parts(struct td_store *store, struct report_args *a, struct par
 	int ret = td_run_selection_filter(&a->cli.sel, store, &q.runs, err, errlen);
 
 	if (!ret)
-		ret = part(td_query_tree(store, &q, &p->tree, err, errlen), p, err);
+		ret = part(td_query_tree(store, &q, &p->tree, err, errlen), p, false, err);
 	if (!ret)
-		ret = part(td_query_threads(store, &q, NULL, &p->threads, err, errlen), p, err);
+		ret = part(td_query_threads(store, &q, NULL, &p->threads, err, errlen), p, false, err);
 	if (!ret)
 		ret = query_trends(store, a, &q, p, err, errlen);
 	if (!ret && (a->run_a || a->labels_a.count)) {
@@ -216,9 +220,9 @@ static int query_parts(struct td_store *store, struct report_args *a, struct par
 	hot_q = q;
 	hot_q.top_n = TD_REPORT_HOT_FUNCTIONS;
 	if (!ret)
-		ret = part(td_query_hot(store, &hot_q, &p->hot, err, errlen), p, err);
+		ret = part(td_query_hot(store, &hot_q, &p->hot, err, errlen), p, false, err);
 	if (!ret)
-		ret = part(td_query_folded(store, &q, NULL, &p->folded, err, errlen), p, err);
+		ret = part(td_query_folded(store, &q, NULL, &p->folded, err, errlen), p, false, err);
 	return ret;
 }
 
@@ -261,6 +265,8 @@ static int report(struct td_store *store, void *args, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", p.hint);
 	if (!ret && a->output && strcmp(a->output, "-") != 0)
 		fprintf(stderr, "topdown report: %s: %s\n", a->output, title);
+	if (!ret && p.left_out[0])
+		fprintf(stderr, "topdown report: left out, with nothing to show: %s\n", p.left_out);
 	parts_free(&p);
 	return ret;
 }

@@ -98,6 +98,7 @@ for line in "${lines[@]}"; do
 	run=${run//--output week.json/--output $work/week.json}
 	run=${run//--output flame.svg/--output $work/flame.svg}
 	run=${run//--output diff.svg/--output $work/diff.svg}
+	run=${run//--output report.html/--output $work/report.html}
 	run=${run//> stacks.folded/> $work/stacks.folded}
 	if ! (eval "$run") >"$work/out" 2>&1; then
 		cat "$work/out"
@@ -108,4 +109,5 @@ for line in "${lines[@]}"; do
 done
 [ -s "$work/runs.csv" ] && [ -s "$work/week.json" ] || fail "the export examples wrote nothing"
 [ -s "$work/flame.svg" ] && [ -s "$work/stacks.folded" ] || fail "the locate examples wrote nothing"
+grep -q '<section id="compare"' "$work/report.html" || fail "the report example wrote no comparison"
 echo "README: $ran examples ran, every other line says what it needs or is covered elsewhere"

@@ -16,7 +16,7 @@
 #include "query_cli.h"
 #include "query_render.h"
 
-#define DEFAULT_THRESHOLD_PP 1.0
+#define DEFAULT_THRESHOLD_PP (100 * TD_COMPARE_THRESHOLD)
 
 struct compare_args {
 	struct td_query_cli cli;      /* --process, --last, --label (both sides), output */

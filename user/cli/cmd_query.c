@@ -16,9 +16,6 @@
 #include "query_cli.h"
 #include "query_render.h"
 
-#define DEFAULT_WINDOW 10
-#define DEFAULT_SIGMA 3.0
-
 enum mode {
 	MODE_BOTTLENECKS,
 	MODE_FUNNEL,
@@ -193,8 +190,8 @@ static int run_mode(struct td_store *store, const struct query_args *a, const st
 		td_thread_breakdown_free(res.threads);
 		return ret;
 	case MODE_TREND:
-		ret = td_query_trend(store, q, a->node, a->window ? (size_t)a->window : DEFAULT_WINDOW,
-				     a->sigma ? a->sigma : DEFAULT_SIGMA, &res.trend, err, errlen);
+		ret = td_query_trend(store, q, a->node, a->window ? (size_t)a->window : TD_TREND_WINDOW,
+				     a->sigma ? a->sigma : TD_TREND_SIGMA, &res.trend, err, errlen);
 		if (ret == 0)
 			td_render_trend(r, res.trend);
 		td_trend_free(res.trend);

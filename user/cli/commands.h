@@ -18,6 +18,7 @@ int td_cmd_list(int argc, char **argv);
 int td_cmd_query(int argc, char **argv);
 int td_cmd_compare(int argc, char **argv);
 int td_cmd_flamegraph(int argc, char **argv);
+int td_cmd_report(int argc, char **argv);
 int td_cmd_gc(int argc, char **argv);
 int td_cmd_export(int argc, char **argv);
 int td_cmd_import(int argc, char **argv);

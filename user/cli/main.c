@@ -28,6 +28,7 @@ static const struct command {
 	{ "query", td_cmd_query, "bottlenecks, funnel, tree, threads, trend over stored runs" },
 	{ "compare", td_cmd_compare, "what changed between runs or labeled sets of runs, tested" },
 	{ "flamegraph", td_cmd_flamegraph, "where the samples landed, as an interactive SVG flame graph" },
+	{ "report", td_cmd_report, "the funnel, tree, threads, trends, comparison and flame graph as one HTML page" },
 	{ "gc", td_cmd_gc, "delete runs older than a given age" },
 	{ "export", td_cmd_export, "write runs with their trees as JSON or CSV" },
 	{ "import", td_cmd_import, "read perf stat counts, compute the Top-Down tree, store a labeled run" },

@@ -184,6 +184,8 @@ void td_thread_breakdown_free(struct td_thread_breakdown *t);
 /* ---- trend ---- */
 
 #define TD_TREND_MIN_HISTORY 3 /* earlier samples needed before flagging anomalies */
+#define TD_TREND_WINDOW 10      /* the window and sigma every face asks with by default */
+#define TD_TREND_SIGMA 3.0
 
 struct td_trend_point {
 	struct td_run_summary run;
@@ -261,6 +263,9 @@ int td_compare(struct td_store *store, const struct td_compare_args *args,
 void td_comparison_free(struct td_comparison *c);
 
 const char *td_change_name(enum td_change change);
+
+/* The threshold every face compares with by default: 1 percentage point. */
+#define TD_COMPARE_THRESHOLD 0.01
 
 /* ---- labels ---- */
 

@@ -447,6 +447,12 @@ int td_metrics_result_finish(struct td_metrics_result *r, int ret,
 int td_store_delete_runs(struct td_store *store, const struct td_run_filter *filter,
 			 size_t batch, size_t *deleted, char *err, size_t errlen)
 {
+	return td_store_delete_runs_with(store, filter, batch, NULL, NULL, deleted, err, errlen);
+}
+
+int td_store_delete_runs_with(struct td_store *store, const struct td_run_filter *filter, size_t batch,
+			      td_delete_progress_fn progress, void *ctx, size_t *deleted, char *err, size_t errlen)
+{
 	static const struct td_run_filter every_run;
 	struct td_run_filter f;
 	size_t gone;
@@ -463,6 +469,8 @@ int td_store_delete_runs(struct td_store *store, const struct td_run_filter *fil
 		gone = 0;
 		ret = store->ops->delete_batch(store, &f, batch, &gone, err, errlen);
 		*deleted += gone;
+		if (progress)
+			progress(ctx, *deleted);
 	} while (ret == 0 && gone == batch);
 	return ret;
 }

@@ -177,4 +177,9 @@ void td_run_metrics_free(struct td_run_metrics *items, size_t count);
 int td_store_delete_runs(struct td_store *store, const struct td_run_filter *filter,
 			 size_t batch, size_t *deleted, char *err, size_t errlen);
 
+/* The same, telling progress(ctx, deleted so far) after each batch (gc's progress line). */
+typedef void (*td_delete_progress_fn)(void *ctx, size_t deleted);
+int td_store_delete_runs_with(struct td_store *store, const struct td_run_filter *filter, size_t batch,
+			      td_delete_progress_fn progress, void *ctx, size_t *deleted, char *err, size_t errlen);
+
 #endif

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "progress.h"
 #include "hot.h"
 #include "pprof.h"
 #include "query_cli.h"
@@ -107,8 +108,11 @@ static int parse_args(int argc, char **argv, struct export_args *a)
 static int write_runs(struct td_store *store, const struct td_run_summary *runs, size_t count,
 		      enum td_format format, FILE *out, char *err, size_t errlen)
 {
+	struct td_progress progress;
 	int ret = 0;
 
+	td_progress_begin(&progress, "exporting", "runs", count);
+	progress.on &= !(out == stdout && isatty(STDOUT_FILENO)); /* not through the runs on the same screen */
 	if (format == TD_FORMAT_CSV)
 		td_export_csv_header(out);
 	else
@@ -116,6 +120,7 @@ static int write_runs(struct td_store *store, const struct td_run_summary *runs,
 	for (size_t i = 0; ret == 0 && i < count; i++) {
 		struct td_run *run = NULL;
 
+		td_progress_step(&progress, i);
 		ret = td_store_read_run(store, runs[i].id, &run, err, errlen);
 		if (ret == 0 && format == TD_FORMAT_CSV) {
 			td_export_csv_run(out, run);
@@ -131,6 +136,7 @@ static int write_runs(struct td_store *store, const struct td_run_summary *runs,
 		}
 		td_run_free(run);
 	}
+	td_progress_end(&progress);
 	if (format == TD_FORMAT_JSON)
 		fputs(count ? "\n]\n" : "]\n", out);
 	return ret;

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "progress.h"
 #include "parse.h"
 #include "query_cli.h"
 #include "format.h"
@@ -72,12 +73,18 @@ static int parse_args(int argc, char **argv, struct gc_args *a)
 	return 0;
 }
 
+static void show_deleted(void *ctx, size_t deleted)
+{
+	td_progress_step(ctx, deleted);
+}
+
 static int collect_garbage(struct td_store *store, void *args, char *err, size_t errlen)
 {
 	struct gc_args *a = args;
 	struct td_run_summary *runs = NULL;
 	struct td_run_filter filter;
 	struct timespec now;
+	struct td_progress progress;
 	char when[32];
 	size_t count = 0;
 	int ret = td_run_selection_filter(&a->cli.sel, store, &filter, err, errlen);
@@ -95,7 +102,9 @@ static int collect_garbage(struct td_store *store, void *args, char *err, size_t
 			       count == 1 ? "" : "s", when, td_store_location(store));
 		return ret;
 	}
-	ret = td_store_delete_runs(store, &filter, (size_t)a->batch, &count, err, errlen);
+	td_progress_begin(&progress, "deleting", "runs", 0);
+	ret = td_store_delete_runs_with(store, &filter, (size_t)a->batch, show_deleted, &progress, &count, err, errlen);
+	td_progress_end(&progress);
 	/* Batches already deleted stay deleted: say so either way. */
 	printf("deleted %zu run%s started before %s from %s\n", count, count == 1 ? "" : "s",
 	       when, td_store_location(store));

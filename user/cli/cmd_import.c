@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "commands.h"
+#include "progress.h"
 #include "engine.h"
 #include "import.h"
 #include "labels.h"
@@ -246,14 +247,25 @@ static int import_file(const struct import_args *a, char *err, size_t errlen)
 {
 	struct td_perf_stat *ps = NULL;
 	struct td_import *imp = NULL;
-	char *text = NULL, where[4200] = "", why[768];
+	struct td_progress progress;
+	char *text = NULL, where[4200] = "", why[768], stage[4200];
 	size_t len = 0;
 	int64_t mtime_ns = 0;
 	const struct td_model *model = find_model(a->model, err, errlen);
-	int rc = model ? read_file(a->file, &text, &len, &mtime_ns, err, errlen) : -EINVAL;
+	int rc;
 
+	/* Stages, not a count: a big file's time goes to reading, parsing and storing it. */
+	td_progress_begin(&progress, "importing", "", 0);
+	snprintf(stage, sizeof(stage), "reading %s", a->file);
+	td_progress_stage(&progress, stage);
+	rc = model ? read_file(a->file, &text, &len, &mtime_ns, err, errlen) : -EINVAL;
+	snprintf(stage, sizeof(stage), "parsing %s (%.1f MB)", a->file, (double)len / 1e6);
+	if (!rc)
+		td_progress_stage(&progress, stage);
 	if (!rc && (rc = td_perf_stat_parse(text, len, &ps, why, sizeof(why))))
 		snprintf(err, errlen, "%s: %s", a->file, why);
+	if (!rc)
+		td_progress_stage(&progress, "computing the Top-Down trees");
 	if (!rc) {
 		struct td_import_opts opts = {
 			.model = model, .depth = (int)a->level, .smt = a->smt, .source = a->file,
@@ -264,7 +276,10 @@ static int import_file(const struct import_args *a, char *err, size_t errlen)
 			snprintf(err, errlen, "%s: %s", a->file, why);
 	}
 	if (!rc)
+		td_progress_stage(&progress, "storing the run");
+	if (!rc)
 		rc = store_run(a, imp->run, where, sizeof(where), err, errlen);
+	td_progress_end(&progress);
 	if (!rc && a->json)
 		print_json(imp, a->file, where);
 	else if (!rc)

@@ -61,8 +61,10 @@ if ! "$topdown" import "$root/tests/data/import/skx-l1.csv" --cpu-model skx --db
 	exit 1
 fi
 
-# --port 0: any free port, told on stderr as "serving MCP at URL".
-"$topdown" mcp-serve --transport http --port 0 --db "$tmp/runs.db" 2>"$tmp/server.log" &
+# --port 0: any free port, told on stderr as "serving MCP at URL". The log
+# exists before the server starts: the child opens it, maybe after the first look.
+: >"$tmp/server.log"
+"$topdown" mcp-serve --transport http --port 0 --db "$tmp/runs.db" </dev/null >/dev/null 2>"$tmp/server.log" &
 server=$!
 url=
 for _ in $(seq 100); do
@@ -88,6 +90,19 @@ if [ -z "$scenarios" ]; then
 fi
 "$node" "$suite" server --url "$url" --suite all -o "$tmp/results" >"$tmp/suite.log" 2>&1
 
+# The server drains and exits 0 on SIGTERM; a crash, or a sanitizer's
+# report when BUILD_DIR is an ASan build, fails the check.
+# (SIGKILL after 10 s: a server that does not stop must not hang the check.)
+kill -TERM "$server"
+for _ in $(seq 100); do
+	kill -0 "$server" 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 "$server" 2>/dev/null && kill -KILL "$server" && echo "did not stop within 10 s of SIGTERM" >>"$tmp/server.log"
+wait "$server"
+server_status=$?
+server=
+
 # One line per scenario that ran: "NAME pass" or "NAME fail", a fail being
 # a check with status FAILURE (as the suite counts them).
 "$node" -e '
@@ -109,6 +124,11 @@ while read -r name result; do
 done <"$tmp/outcomes"
 
 passed=0 failed=0 excused=0
+if [ $server_status -ne 0 ] || grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$tmp/server.log"; then
+	cat "$tmp/server.log"
+	echo "[  FAILED  ] topdown mcp-serve: exited $server_status on SIGTERM, or a sanitizer reported (its log above)"
+	failed=$((failed + 1))
+fi
 for name in $scenarios; do
 	result=${outcome[$name]:-missing}
 	if [ -n "${reason[$name]+set}" ]; then

@@ -1203,78 +1203,97 @@ static const struct arg_def collect_args[] = {
 static const struct tool tools[] = {
 	{ "collect_topdown", "Collect a Top-Down profile",
 	  "Counts a running process (or pids, or the whole system) for a while and stores one "
-	  "labeled run with its Top-Down tree per thread, thread name and process. Needs the "
-	  "server started with --allow-collect, root or CAP_BPF+CAP_PERFMON, and a hardware PMU "
-	  "for the tree. Sends progress when the request has a progressToken.",
+	  "labeled run with its Top-Down tree per thread, thread name and process. Say what to "
+	  "count with process, pid or system_wide, and how long with duration; labels tag the run. "
+	  "Needs the server started with --allow-collect, root or CAP_BPF+CAP_PERFMON, and a "
+	  "hardware PMU for the tree. Sends progress when the request has a progressToken. Next: "
+	  "query_bottlenecks or get_run_tree with the run_id it returns.",
 	  collect_args, collect_schema, false, false, NULL, NULL },
 	{ "query_bottlenecks", "Top bottlenecks",
 	  "The bottlenecks of the matching runs, most frequent first: per run (and process or "
 	  "thread), the deepest Top-Down nodes above their thresholds, with their mean share of "
-	  "pipeline slots. The first question to ask about a process.",
+	  "pipeline slots. The first question to ask about a process; narrow it with process, "
+	  "labels, last, run_id or thread. Next: explain_metric on a node for its causes, "
+	  "get_hot_functions for the code, query_by_bottleneck for the other runs it hurts.",
 	  bottlenecks_args, bottlenecks_schema, true, true, query_bottlenecks,
 	  "{'runs':0,'samples':0,'bottlenecks':[],'truncated':false}" },
 	{ "query_by_bottleneck", "Runs where a node is high",
 	  "The runs where one Top-Down node reaches at least min_pct of pipeline slots, largest "
-	  "first: which tests, branches or builds suffer from it.",
+	  "first: which tests, branches or builds suffer from it. node names it (from "
+	  "query_bottlenecks); labels, process and last narrow the runs. Next: compare_runs "
+	  "against a run without it, or query_trend on the node.",
 	  by_bottleneck_args, runs_above_schema, true, true, query_by_bottleneck,
 	  "{'runs':[],'truncated':false}" },
 	{ "get_funnel", "Where the pipeline slots go",
 	  "The Top-Down tree averaged over the matching runs, as a funnel: useful work "
 	  "(Retiring) against what is wasted, each node's share and whether it crosses its "
-	  "threshold.",
+	  "threshold. Narrow it with labels, process, last or run_id; max_level and top_children "
+	  "trim it. Next: explain_metric on a wasteful node, get_run_tree for one run.",
 	  funnel_args, funnel_schema, true, true, get_funnel,
 	  "{'runs':0,'nodes':[],'truncated':false}" },
 	{ "compare_runs", "Compare two runs",
 	  "What changed from run_a to run_b, node by node: regressions and improvements beyond "
-	  "threshold_pct, first.",
+	  "threshold_pct, first. list_profiling_runs gives the run ids; for many runs per side use "
+	  "compare_by_labels. Next: explain_metric on a regressed node.",
 	  compare_runs_args, comparison_schema, true, true, compare_runs,
 	  "{'runs_a':0,'runs_b':0,'regressions':0,'improvements':0,'metrics':[],'truncated':false}" },
 	{ "compare_by_labels", "Compare two sets of runs",
 	  "What changed between the runs with labels_a and those with labels_b (e.g. two "
 	  "branches or builds): per node, the means, the change, Welch's t-test p-value and "
-	  "Cohen's d; regressions and improvements first.",
+	  "Cohen's d; regressions and improvements first. list_labels shows the labels there are. "
+	  "Next: explain_metric on a regressed node, get_hot_functions on each side for the code.",
 	  compare_labels_args, comparison_schema, true, true, compare_by_labels,
 	  "{'runs_a':0,'runs_b':0,'regressions':0,'improvements':0,'metrics':[],'truncated':false}" },
 	{ "explain_metric", "Explain a Top-Down metric",
 	  "What a Top-Down node or metric means, its place in the tree and threshold, typical "
-	  "causes, and what to do next (counters to check, perf record or topdown commands).",
+	  "causes, and what to do next (counters to check, perf record or topdown commands). name "
+	  "is the node, as query_bottlenecks or get_funnel show it; model narrows it to one CPU. "
+	  "Next: query_by_bottleneck for the runs it is high in.",
 	  explain_args, explain_schema, true, false, explain_metric, NULL },
 	{ "list_profiling_runs", "List stored runs",
 	  "The stored runs, newest first, with their ids, process, duration, thread count and "
-	  "labels.",
+	  "labels. Narrow it with labels, process or last. Next: a run_id to get_run_tree, "
+	  "get_thread_breakdown or compare_runs.",
 	  list_runs_args, runs_schema, true, true, list_profiling_runs,
 	  "{'runs':[],'truncated':false}" },
 	{ "list_labels", "List label keys and values",
 	  "The label keys of the stored runs (git_branch, test_name, ...) and each key's values "
 	  "with how many runs carry them, most frequent first: what the labels arguments of the "
-	  "other tools can match. total and truncated count key=value pairs.",
+	  "other tools can match (query_bottlenecks, compare_by_labels, ...). key narrows it to one "
+	  "key. total and truncated count key=value pairs.",
 	  labels_args, labels_schema, true, true, list_labels,
 	  "{'runs':0,'keys':[],'truncated':false}" },
 	{ "get_thread_breakdown", "Per-thread Top-Down",
 	  "The Top-Down values of each thread and each thread name (io_thd_* and such) of one "
-	  "run (run_id, or the newest matching run), busiest first or sorted by a node.",
+	  "run (run_id, or the newest matching run), busiest first or sorted by a node (sort). "
+	  "Next: a thread name as the thread argument of query_bottlenecks or get_hot_functions.",
 	  threads_args, threads_schema, true, true, get_thread_breakdown,
 	  "{'columns':[],'threads':[],'thread_names':[],'truncated':false}" },
 	{ "get_run_tree", "Top-Down tree of a run",
-	  "Every node of one run's Top-Down tree with its value, range, confidence and "
-	  "threshold.",
+	  "Every node of one run's Top-Down tree (run_id, from list_profiling_runs) with its "
+	  "value, range, confidence and threshold; thread narrows it to threads. Next: "
+	  "explain_metric on a node above its threshold.",
 	  run_tree_args, run_tree_schema, true, true, get_run_tree,
 	  "{'run_id':'','nodes':[],'truncated':false}" },
 	{ "get_hot_functions", "Where the samples land",
 	  "The functions where the sampled event landed in the matching runs (collected with "
 	  "--sample): each one's self share (samples in it) and total share (samples with it on the "
-	  "stack), hottest first, with its module and source line. After a bottleneck: which code.",
+	  "stack), hottest first, with its module and source line. After a bottleneck: which code. "
+	  "Narrow it with run_id, process, labels or thread. Next: get_flamegraph for the stacks.",
 	  hot_args, hot_schema, true, true, get_hot_functions,
 	  "{'runs':0,'event':'','unit':'','samples':0,'functions':[],'truncated':false}" },
 	{ "get_flamegraph", "Sampled stacks (folded)",
 	  "The sampled stacks of the matching runs as folded text (group;frame;...;frame COUNT, "
 	  "outermost frame first, led by the thread name group), heaviest first, cut to fit one "
-	  "answer: what a flame graph is drawn from. `topdown flamegraph` draws it as an SVG.",
+	  "answer: what a flame graph is drawn from. `topdown flamegraph` draws it as an SVG. "
+	  "Narrow it with run_id, process, labels or thread. get_hot_functions sums it per function.",
 	  flamegraph_args, flamegraph_schema, true, true, get_flamegraph,
 	  "{'runs':0,'event':'','unit':'','samples':0,'stacks':[],'truncated':false}" },
 	{ "query_trend", "A node over time",
 	  "One node's value run after run, oldest first, each judged against the window of runs "
-	  "before it; points beyond sigma standard deviations are flagged as anomalies.",
+	  "before it; points beyond sigma standard deviations are flagged as anomalies. labels "
+	  "(e.g. one branch) and process narrow the runs. Next: compare_runs between an anomaly "
+	  "and the run before it.",
 	  trend_args, trend_schema, true, true, query_trend,
 	  "{'path':'','anomalies':0,'points':[],'truncated':false}" },
 };

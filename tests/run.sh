@@ -101,7 +101,7 @@ if want fuzz; then
 fi
 
 if want mcp; then
-	echo "== MCP clients: the official SDK and the Inspector (tests/mcp, node --test)"
+	echo "== MCP clients: the official SDK and the Inspector (tests/mcp, node --test), the conformance suite"
 	mcp_log=$(mktemp)
 	if ! command -v npm >/dev/null; then
 		echo "[  SKIPPED ] tests/mcp: node and npm are not installed"
@@ -126,6 +126,9 @@ if want mcp; then
 		fi
 	fi
 	rm -f "$mcp_log"
+	# The official conformance suite on its own Node 22 (tests/conformance:
+	# run.sh does npm ci there when node_modules is missing, skips without npm).
+	run_check "MCP conformance suite, HTTP (tests/conformance)" tests/conformance/run.sh "$out"
 fi
 
 if want browser; then

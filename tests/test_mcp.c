@@ -8,6 +8,7 @@
  * over pipes for what only a process shows: framing, flushing, a huge
  * line, input ending mid-message, SIGTERM.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -410,6 +411,63 @@ static void test_tools_list(void **state)
 	result = result_of(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{\"cursor\":\"14\"}}");
 	assert_int_equal(json_array_size(json_object_get(result, "tools")), 0);
 	json_decref(result);
+}
+
+/* word as a whole word in text: not part of a longer name (run_id is not run). */
+static bool names_word(const char *text, const char *word)
+{
+	size_t len = strlen(word);
+
+	for (const char *p = text; (p = strstr(p, word)); p++) {
+		bool before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		bool after = isalnum((unsigned char)p[len]) || p[len] == '_';
+
+		if (!before && !after)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A description an assistant can act on: it names an argument that
+ * narrows the answer and another tool to call next, so the tools read
+ * as one path (query_bottlenecks -> explain_metric, get_hot_functions).
+ */
+static void test_tool_descriptions(void **state)
+{
+	struct session *s = *state;
+	json_t *result = result_of(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+	json_t *tools = json_object_get(result, "tools"), *tool, *other, *schema;
+	size_t i, j;
+
+	assert_true(json_array_size(tools) > 1);
+	json_array_foreach(tools, i, tool) {
+		const char *name = json_string_value(json_object_get(tool, "name"));
+		const char *text = json_string_value(json_object_get(tool, "description"));
+		const char *arg;
+		bool names_arg = false, names_tool = false;
+
+		assert_non_null(name);
+		assert_non_null(text);
+		json_object_foreach(json_object_get(json_object_get(tool, "inputSchema"), "properties"),
+				    arg, schema)
+			names_arg |= names_word(text, arg);
+		json_array_foreach(tools, j, other) {
+			const char *other_name = json_string_value(json_object_get(other, "name"));
+
+			if (j != i)
+				names_tool |= names_word(text, other_name);
+		}
+		if (!names_arg)
+			fail_msg("%s: the description names none of its arguments: %s", name, text);
+		if (!names_tool)
+			fail_msg("%s: the description names no other tool to call: %s", name, text);
+	}
+	json_decref(result);
+	/* the check itself: a word inside a longer name does not count */
+	assert_true(names_word("the run_id, then", "run_id"));
+	assert_false(names_word("the run_id, then", "run"));
+	assert_false(names_word("get_run_tree", "run"));
 }
 
 static void test_pagination(void **state)
@@ -1279,6 +1337,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_version_negotiation),
 		cmocka_unit_test_setup_teardown(test_logging, setup_initialized, teardown_session),
 		cmocka_unit_test_setup_teardown(test_tools_list, setup_initialized, teardown_session),
+		cmocka_unit_test_setup_teardown(test_tool_descriptions, setup_initialized, teardown_session),
 		cmocka_unit_test(test_pagination),
 		cmocka_unit_test_setup_teardown(test_tool_call_errors, setup_initialized, teardown_session),
 		cmocka_unit_test_setup_teardown(test_collect_refused, setup_initialized, teardown_session),

@@ -3,6 +3,7 @@
  * MCP over Streamable HTTP (mcp/streamable.c): the checks alone, the
  * request handler as a function (no sockets), then the server on a free
  * port spoken to with curl and raw sockets: sessions, Origin, the token,
+ * argument errors as tool errors (isError) beside JSON-RPC errors,
  * limits, HTTP/1.0, a streamed collection and a client leaving it, and
  * the binary's drain on SIGTERM.
  *
@@ -320,6 +321,72 @@ static void test_handler_sse_and_logs(void **state)
 	td_mcp_http_free(h);
 }
 
+/* One POST in the session: 200 and a JSON body holding want; then ping still answers. */
+static void expect_answer(struct td_mcp_http *h, const char *id, const char *body,
+			  const char *want)
+{
+	struct exchange x = { 0 };
+	struct td_httpd_response *r = call(h, &x, "POST", body, JSON, "Mcp-Session-Id", id, NULL);
+
+	if (r->status != 200 || !r->body || !strstr(r->body, want))
+		fail_msg("%s: %d %s, not 200 with %s", body, r->status, r->body ? r->body : "", want);
+	assert_string_equal(r->content_type, "application/json");
+	r = call(h, &x, "POST", ping_body, JSON, "Mcp-Session-Id", id, NULL);
+	assert_int_equal(r->status, 200);
+	assert_string_equal(r->body, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}");
+	td_httpd_response_release(r);
+}
+
+#define TOOL_CALL(id, tool, args) \
+	"{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"tools/call\",\"params\":{\"name\":\"" \
+	tool "\",\"arguments\":" args "}}"
+
+/*
+ * Over HTTP as over stdio: a wrong argument is the model's to fix, so it
+ * is a tool result with isError (HTTP 200); an unknown tool or method,
+ * and a request before initialize, stay JSON-RPC errors. The session
+ * answers a ping after each.
+ */
+static void test_handler_tool_errors(void **state)
+{
+	struct td_mcp_http *h = keeper("127.0.0.1:0", NULL, 0, 0);
+	struct exchange x = { 0 };
+	struct td_httpd_response *r;
+	char id[40];
+
+	(void)state;
+	/* before initialize: no session to speak in, a JSON-RPC error with HTTP 400 */
+	r = call(h, &x, "POST", TOOL_CALL(5, "explain_metric", "{\"name\":\"DRAM_Bound\"}"), JSON,
+		 NULL);
+	assert_int_equal(r->status, 400);
+	assert_string_equal(r->content_type, "application/json");
+	assert_non_null(strstr(r->body, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,"));
+	td_httpd_response_release(r);
+	initialize(h, id);
+	/* a missing argument, a wrong type, one out of range, one unknown: tool errors */
+	expect_answer(h, id, TOOL_CALL(6, "get_run_tree", "{}"), "\"isError\":true");
+	expect_answer(h, id, TOOL_CALL(6, "get_run_tree", "{}"), "run_id");
+	expect_answer(h, id, TOOL_CALL(7, "explain_metric", "{\"name\":5}"), "\"isError\":true");
+	expect_answer(h, id, TOOL_CALL(8, "query_bottlenecks", "{\"limit\":\"ten\"}"),
+		      "\"isError\":true");
+	expect_answer(h, id, TOOL_CALL(9, "query_bottlenecks", "{\"max_level\":9}"),
+		      "\"isError\":true");
+	expect_answer(h, id, TOOL_CALL(10, "explain_metric", "{\"name\":\"x\",\"nope\":1}"),
+		      "\"isError\":true");
+	/* the same tool, rightly called, is no error */
+	expect_answer(h, id, TOOL_CALL(11, "explain_metric", "{\"name\":\"DRAM_Bound\"}"),
+		      "\"isError\":false");
+	/* an unknown tool, an unknown method: JSON-RPC errors carrying the request's id */
+	expect_answer(h, id, TOOL_CALL(12, "no_such_tool", "{}"),
+		      "{\"jsonrpc\":\"2.0\",\"id\":12,\"error\":{\"code\":-32602,");
+	expect_answer(h, id, "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"no/such\"}",
+		      "{\"jsonrpc\":\"2.0\",\"id\":13,\"error\":{\"code\":-32601,");
+	/* arguments that are no object at all: the request is malformed */
+	expect_answer(h, id, TOOL_CALL(14, "explain_metric", "[1]"),
+		      "{\"jsonrpc\":\"2.0\",\"id\":14,\"error\":{\"code\":-32602,");
+	td_mcp_http_free(h);
+}
+
 static void test_handler_token_and_expiry(void **state)
 {
 	static const char token[] = "0123456789abcdef0123";
@@ -450,6 +517,15 @@ static void test_network(void **state)
 	(void)state;
 	serve(&s, "127.0.0.1:0", NULL);
 	net_initialize(&s, "", id);
+	expect(&s, 200, "-H 'Content-Type: application/json' -H 'Mcp-Session-Id: %s' -d '%s'", id,
+	       ping_body);
+	/* a missing argument over the socket too: a tool error, HTTP 200, the session goes on */
+	out = curl(&s, "-H 'Content-Type: application/json' -H 'Mcp-Session-Id: %s' -d '%s'", id,
+		   TOOL_CALL(3, "get_run_tree", "{}"));
+	assert_int_equal(status_of(out), 200);
+	assert_non_null(strstr(out, "\"id\":3,\"result\":"));
+	assert_non_null(strstr(out, "\"isError\":true"));
+	free(out);
 	expect(&s, 200, "-H 'Content-Type: application/json' -H 'Mcp-Session-Id: %s' -d '%s'", id,
 	       ping_body);
 	expect(&s, 400, "-H 'Content-Type: application/json' -d '%s'", ping_body);
@@ -680,6 +756,7 @@ int main(void)
 		cmocka_unit_test(test_handler_sessions),
 		cmocka_unit_test(test_handler_refusals),
 		cmocka_unit_test(test_handler_sse_and_logs),
+		cmocka_unit_test(test_handler_tool_errors),
 		cmocka_unit_test(test_handler_token_and_expiry),
 		cmocka_unit_test(test_network),
 		cmocka_unit_test(test_network_token),

@@ -129,6 +129,7 @@ if want mcp; then
 	# The official conformance suite on its own Node 22 (tests/conformance:
 	# run.sh does npm ci there when node_modules is missing, skips without npm).
 	run_check "MCP conformance suite, HTTP (tests/conformance)" tests/conformance/run.sh "$out"
+	run_check "MCP over HTTPS (curl)" tests/check_mcp_tls.sh "$out"
 fi
 
 if want browser; then

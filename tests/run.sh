@@ -130,6 +130,7 @@ if want mcp; then
 	# run.sh does npm ci there when node_modules is missing, skips without npm).
 	run_check "MCP conformance suite, HTTP (tests/conformance)" tests/conformance/run.sh "$out"
 	run_check "MCP over HTTPS (curl)" tests/check_mcp_tls.sh "$out"
+	run_check "MCP over HTTP: a client leaving mid-stream" tests/check_mcp_disconnect.sh "$out"
 fi
 
 if want browser; then

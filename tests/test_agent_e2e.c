@@ -181,6 +181,20 @@ static void read_log(char *buf, size_t len)
 	cli_slurp(fd, buf, len);
 }
 
+/* Waits (up to 30 s: a loaded host starts the agent slowly) until the log says what. */
+static void wait_for_log(const char *what)
+{
+	char log[4096];
+
+	for (int i = 0; i < 300; i++) {
+		read_log(log, sizeof(log));
+		if (strstr(log, what))
+			return;
+		usleep(100 * 1000);
+	}
+	fail_msg("the agent's log never said '%s': %s", what, log);
+}
+
 static long label_number(const struct td_run_summary *run, const char *key)
 {
 	const char *value = td_labels_get(&run->labels, key);
@@ -398,7 +412,8 @@ static void test_sighup_reopens_log(void **state)
 	fresh("sighup");
 	args[1] = name;
 	agent = agent_start(args);
-	sleep(1);
+	/* Its signal handlers come before its first log line; a SIGHUP before them would end it. */
+	wait_for_log("following '");
 	snprintf(rotated, sizeof(rotated), "%s.1", log_path);
 	assert_int_equal(rename(log_path, rotated), 0);
 	kill(agent, SIGHUP);

@@ -336,7 +336,8 @@ static void test_sigterm_stores_partial_window(void **state)
 	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "6000", NULL);
 	release(go);
 	agent = agent_start(args);
-	sleep(2);
+	wait_for_log("following '"); /* up, its handlers in place: a SIGTERM before them would kill it */
+	sleep(1);
 	kill(agent, SIGTERM);
 	assert_int_equal(agent_wait(agent), 0);
 	kill(worker, SIGTERM);
@@ -453,7 +454,8 @@ static void test_thread_churn_loses_nothing_unreported(void **state)
 	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "1", "--io-threads", "0",
 				       "--short-threads", "100000", "--short-work-us", "1", NULL);
 	agent = agent_start(args);
-	sleep(2); /* attached, following the held workload */
+	wait_for_log("following '"); /* attached, following the held workload */
+	sleep(1);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	release(go);
 	assert_int_equal(reap(worker), 0);
@@ -764,7 +766,8 @@ static void test_pg_outage_spooled_then_replayed(void **state)
 	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "60000", NULL);
 	release(go);
 	agent = agent_start(args);
-	sleep(2);
+	wait_for_log("following '");
+	sleep(1);
 	if (!pg_pause())
 		fail_msg("cannot stop the server: %s", pg_server.why);
 	sleep(3);

@@ -13,11 +13,16 @@
 # by the benchmark's child), against `topdown collect --process perf
 # --events EVENTS` following the benchmark (both of its processes are
 # named perf). With
-# kernel.bpf_stats_enabled the kernel times each BPF program:
-# run_time_ns / run_cnt is the cost per sched_switch.
+# kernel.bpf_stats_enabled the kernel times each BPF program: the run
+# time of a configuration's programs on sched_switch and sched_wakeup*,
+# over its sched_switch program's run count, is its cost per switch.
 #
-# usage: sudo bench/sched_switch.sh [BUILD_DIR] [ROUNDS] [LOOPS]
+# usage: sudo [ALSO="LABEL=DIR..."] bench/sched_switch.sh [BUILD_DIR] [ROUNDS] [LOOPS]
 # Prints a Markdown table of medians over ROUNDS interleaved rounds.
+# ALSO: other builds (say, the commit before a change), each a directory
+# holding a topdown binary; their target, filter and system-wide rows
+# (topdown-target-LABEL ...) are measured in the same interleaved rounds.
+# SAMPLES=FILE keeps every round's figures (name, ops/s, ns per switch).
 set -euo pipefail
 out=${1:-build}
 rounds=${2:-5}
@@ -29,6 +34,7 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work" "$(dirname "$db")"; sy
 
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (BPF and perf)" >&2; exit 1; }
 command -v perf >/dev/null || { echo "bench: needs perf (make deps installs linux-perf)" >&2; exit 1; }
+command -v jq >/dev/null || { echo "bench: needs jq (apt-get install jq)" >&2; exit 1; }
 sysctl -qw kernel.bpf_stats_enabled=1
 
 # An idle process for the filter path: topdown follows it, never the benchmark.
@@ -43,16 +49,27 @@ pipe_ops() { # [PREFIX...]: ops/sec of one pinned run, under PREFIX
 	taskset -c 0 "$@" perf bench sched pipe -l "$loops" 2>/dev/null | awk '/ops\/sec/ {print $1}'
 }
 
-# cost of the named BPF program in ns per run, from bpf_stats
+# PID's BPF cost in ns per sched_switch, from bpf_stats: the run time of
+# its programs on the scheduler's tracepoints (named *switch*, *wakeup*)
+# over the switch program's runs. Read from PID's own program fds, so that
+# another user's topdown loaded meanwhile is not counted.
 prog_cost() {
-	bpftool prog show name "$1" 2>/dev/null |
-		awk '{for (i = 1; i < NF; i++) { if ($i == "run_time_ns") t = $(i+1); if ($i == "run_cnt") c = $(i+1) }}
-		     END { if (c > 0) printf "%.1f", t / c; else print "n/a" }'
+	local fd id name runs time total=0 switches=0
+	for fd in /proc/"$1"/fdinfo/*; do
+		id=$(awk '$1 == "prog_id:" {print $2}' "$fd" 2>/dev/null)
+		[ -n "$id" ] || continue
+		name=$(bpftool -j prog show id "$id" 2>/dev/null | jq -r .name)
+		case $name in *switch*|*wakeup*) ;; *) continue ;; esac
+		read -r time runs < <(awk '$1 == "run_time_ns:" {t = $2} $1 == "run_cnt:" {c = $2} END {print t + 0, c + 0}' "$fd")
+		total=$((total + time))
+		case $name in *switch*) switches=$((switches + runs)) ;; esac
+	done
+	awk -v t="$total" -v c="$switches" 'BEGIN { if (c > 0) printf "%.1f", t / c; else print "n/a" }'
 }
 
-wait_for_prog() { # NAME PID
+wait_for_prog() { # NAME PID: until PID has attached a BPF program (a link fd)
 	for _ in $(seq 400); do
-		bpftool prog show name "$1" >/dev/null 2>&1 && return
+		ls -l /proc/"$2"/fd 2>/dev/null | grep -q 'bpf[-_]link' && return
 		kill -0 "$2" 2>/dev/null || break
 		sleep 0.05
 	done
@@ -67,7 +84,7 @@ measure() {
 	pid=$!
 	if [ "$prog" != - ]; then wait_for_prog "$prog" $pid; else sleep 0.5; fi
 	ops=$(pipe_ops)
-	[ "$prog" != - ] && cost=$(prog_cost "$prog")
+	[ "$prog" != - ] && cost=$(prog_cost $pid)
 	# SIGTERM: background jobs of a script ignore SIGINT. topdown stores its run
 	# on SIGTERM; perf's child sleep goes with it.
 	pkill -TERM -P $pid 2>/dev/null || true
@@ -80,9 +97,12 @@ for round in $(seq "$rounds"); do
 	echo "$(printf 'none %s n/a' "$(pipe_ops)")" >>"$work/samples"
 	measure perf-stat - -- perf stat -a -e "$events" -- sleep 3600
 	echo "$(printf 'perf-stat-task %s n/a' "$(pipe_ops perf stat -e "$events" --)")" >>"$work/samples"
-	measure topdown-target switch_btf -- "$out/topdown" collect --process perf --events "$events" --duration 1h --db "$db"
-	measure topdown-filter switch_btf -- "$out/topdown" collect --process td-bench-idle --duration 1h --db "$db"
-	measure topdown-system-wide switch_btf -- "$out/topdown" collect --system-wide --events "$events" --duration 1h --db "$db"
+	for build in "=$out" ${ALSO:-}; do
+		label=${build%%=*} bin=${build#*=}/topdown
+		measure "topdown-target${label:+-$label}" switch_btf -- "$bin" collect --process perf --events "$events" --duration 1h --db "$db"
+		measure "topdown-filter${label:+-$label}" switch_btf -- "$bin" collect --process td-bench-idle --duration 1h --db "$db"
+		measure "topdown-system-wide${label:+-$label}" switch_btf -- "$bin" collect --system-wide --events "$events" --duration 1h --db "$db"
+	done
 	measure minimal-reads minimal_switch -- "$out/td-minimal-reads" "$events"
 	measure empty-program empty_switch -- "$out/td-minimal-reads" --empty
 	echo "round $round/$rounds done" >&2
@@ -94,12 +114,17 @@ base=$(awk '$1 == "none" {print $2}' "$work/samples" | median)
 minimal=$(awk '$1 == "minimal-reads" {print $3}' "$work/samples" | median)
 echo "| configuration | pipe ops/s (median) | vs none | BPF ns per sched_switch (median) | vs minimal reads |"
 echo "| --- | ---: | ---: | ---: | ---: |"
-for name in none perf-stat perf-stat-task topdown-target topdown-filter topdown-system-wide minimal-reads empty-program; do
+names="none perf-stat perf-stat-task topdown-target topdown-filter topdown-system-wide"
+for build in ${ALSO:-}; do
+	names="$names topdown-target-${build%%=*} topdown-filter-${build%%=*} topdown-system-wide-${build%%=*}"
+done
+for name in $names minimal-reads empty-program; do
 	ops=$(awk -v n="$name" '$1 == n {print $2}' "$work/samples" | median)
 	cost=$(awk -v n="$name" '$1 == n && $3 != "n/a" {print $3}' "$work/samples" | median)
 	ratio=n/a
 	[ "$cost" != n/a ] && [ "$minimal" != n/a ] && ratio=$(awk -v a="$cost" -v b="$minimal" 'BEGIN {printf "%.2fx", a / b}')
 	echo "| $name | $ops | $(awk -v a="$ops" -v b="$base" 'BEGIN {printf "%.2f", a / b}') | $cost | $ratio |"
 done
+[ -n "${SAMPLES:-}" ] && cp "$work/samples" "$SAMPLES"
 echo
 echo "$rounds rounds, perf bench sched pipe -l $loops pinned to CPU 0, events $events; $(uname -r), $(nproc) CPUs"

@@ -68,6 +68,7 @@ struct cpu_slice {
 	__u32 tid; /* whose slice; 0: no tracked thread on this CPU */
 	__u32 epoch; /* when the start readings were taken */
 	__u64 start_runtime_ns; /* the thread's se.sum_exec_runtime at switch-in: exact there */
+	__u64 start_run_delay_ns; /* its sched_info.run_delay there, before the wait that ends */
 	struct bpf_perf_event_value start[TD_MAX_SLOTS];
 };
 
@@ -147,11 +148,32 @@ static __always_inline __u64 task_runtime(struct task_struct *task, const bool b
 }
 
 /*
- * The thread's record, created on first use with its runtime up to
- * since_runtime_ns as already charged; NULL when the map is full.
+ * Run-queue wait likewise comes from the scheduler's account
+ * (sched_info.run_delay, the second figure of schedstat): the time the
+ * thread spent runnable, waking or preempted, before each switch-in. The
+ * kernel adds a wait at the switch-in, after the sched_switch tracepoint,
+ * so a switch-out charges the waits up to the slice now ending. That
+ * needs no sched_wakeup program. Without CONFIG_SCHED_INFO it reads 0.
+ */
+static __always_inline __u64 task_run_delay(struct task_struct *task, const bool btf)
+{
+	if (!bpf_core_field_exists(task->sched_info))
+		return 0;
+	return TASK_FIELD(btf, task, sched_info.run_delay);
+}
+
+/* Where a thread's charges start: its runtime and run-queue wait then. */
+struct charge_base {
+	__u64 runtime_ns;
+	__u64 run_delay_ns;
+};
+
+/*
+ * The thread's record, created on first use with its runtime and wait up
+ * to base as already charged; NULL when the map is full.
  */
 static __always_inline struct td_thread_stats *thread_stats(struct task_struct *task, __u32 tid,
-							    __u64 since_runtime_ns)
+							    const struct charge_base *base)
 {
 	struct td_thread_stats *stats = bpf_map_lookup_elem(&threads, &tid);
 	__u32 zero = 0;
@@ -164,7 +186,8 @@ static __always_inline struct td_thread_stats *thread_stats(struct task_struct *
 	stats->tid = tid;
 	stats->tgid = BPF_CORE_READ(task, tgid);
 	stats->start_ns = BPF_CORE_READ(task, start_time);
-	stats->charged_runtime_ns = since_runtime_ns;
+	stats->charged_runtime_ns = base->runtime_ns;
+	stats->charged_run_delay_ns = base->run_delay_ns;
 	stats->last_cpu = -1;
 	stats->epoch = epoch;
 	BPF_CORE_READ_STR_INTO(&stats->comm, task, comm);
@@ -195,35 +218,29 @@ static __always_inline void read_slots(struct cpu_slice *slice, struct td_thread
 }
 
 /*
- * A record last charged before a pause: what the thread ran since then
- * is not ours to count. Its runtime now becomes the start.
- */
-static __always_inline void rebase_if_stale(struct td_thread_stats *stats, struct task_struct *task,
-					    const bool btf)
-{
-	if (stats->epoch == epoch)
-		return;
-	stats->epoch = epoch;
-	stats->charged_runtime_ns = task_runtime(task, btf);
-	stats->runq_since_ns = 0;
-}
-
-/*
- * Charges the thread's runtime since the previous charge; counted says
- * whether the counters of that time were read (the slice's start was
- * seen), else it is also added to unread_oncpu_ns.
+ * Charges the thread's runtime and run-queue wait since the previous
+ * charge; counted says whether the counters of that time were read (the
+ * slice's start was seen), else it is also added to unread_oncpu_ns. A
+ * record last charged before a pause starts again from base: what the
+ * thread did since then is not ours to count.
  */
 static __always_inline void charge_time(struct td_thread_stats *stats, struct task_struct *task,
-					__u32 cpu, bool counted, const bool btf)
+					const struct charge_base *base, __u32 cpu, bool counted,
+					const bool btf)
 {
-	__u64 runtime;
+	__u64 runtime = task_runtime(task, btf), run_delay = task_run_delay(task, btf);
 
-	rebase_if_stale(stats, task, btf);
-	runtime = task_runtime(task, btf);
+	if (stats->epoch != epoch) {
+		stats->epoch = epoch;
+		stats->charged_runtime_ns = base->runtime_ns;
+		stats->charged_run_delay_ns = base->run_delay_ns;
+	}
 	stats->oncpu_ns += runtime - stats->charged_runtime_ns;
 	if (!counted)
 		stats->unread_oncpu_ns += runtime - stats->charged_runtime_ns;
 	stats->charged_runtime_ns = runtime;
+	stats->runq_wait_ns += run_delay - stats->charged_run_delay_ns;
+	stats->charged_run_delay_ns = run_delay;
 	if (stats->last_cpu >= 0 && stats->last_cpu != (__s32)cpu)
 		stats->migrations++;
 	stats->last_cpu = cpu;
@@ -271,9 +288,9 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 	bool track_next = is_target(next_tid, TASK_FIELD(btf, next, tgid));
 	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
 	struct td_thread_stats *stats = NULL;
+	struct charge_base base;
 	struct cpu_slice *slice;
 	bool counted;
-	__u64 now;
 
 	if (!track_prev && !track_next)
 		return 0; /* neither side tracked: the cheap path */
@@ -283,16 +300,22 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 	if (!slice)
 		return 0;
 
-	now = bpf_ktime_get_ns();
 	if (track_prev) {
-		/* a first record since the slice began: that slice counts too */
-		__u64 since = task_runtime(prev, btf);
-
+		/*
+		 * Where prev's charges start when its record is new or older
+		 * than this epoch: its switch-in, exact, when seen in this
+		 * epoch, else now.
+		 */
+		base.runtime_ns = task_runtime(prev, btf);
+		base.run_delay_ns = task_run_delay(prev, btf);
 		/* two loads, not one from either pointer: the verifier refuses that */
-		barrier_var(since);
-		if (slice_is_of(slice, prev_tid))
-			since = slice->start_runtime_ns;
-		stats = thread_stats(prev, prev_tid, since);
+		barrier_var(base.runtime_ns);
+		barrier_var(base.run_delay_ns);
+		if (slice_is_of(slice, prev_tid)) {
+			base.runtime_ns = slice->start_runtime_ns;
+			base.run_delay_ns = slice->start_run_delay_ns;
+		}
+		stats = thread_stats(prev, prev_tid, &base);
 		if (!stats)
 			__sync_fetch_and_add(&drops.slices, 1);
 		if (!stats && (task_state(prev, btf) & TASK_DEAD))
@@ -309,47 +332,44 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 	if (stats) {
 		__u32 state = task_state(prev, btf);
 
-		charge_time(stats, prev, cpu, counted, btf);
+		charge_time(stats, prev, &base, cpu, counted, btf);
 		/* threads rename themselves */
 		if (btf)
 			__builtin_memcpy(stats->comm, prev->comm, TD_TASK_COMM_LEN);
 		else
 			BPF_CORE_READ_STR_INTO(&stats->comm, prev, comm);
-		if (!preempt && state != TASK_RUNNING) {
+		if (!preempt && state != TASK_RUNNING)
 			stats->voluntary_switches++;
-		} else {
+		else
 			stats->involuntary_switches++;
-			stats->runq_since_ns = now; /* still runnable: waits from now */
-		}
 		if (state & TASK_DEAD)
 			retire_thread(stats, prev_tid);
 	}
 
+	/* next's record is not touched: its slice's start is all it needs */
 	slice->tid = track_next ? next_tid : 0;
 	slice->epoch = epoch;
 	if (track_next) {
 		slice->start_runtime_ns = task_runtime(next, btf);
-		stats = bpf_map_lookup_elem(&threads, &next_tid);
-		if (stats)
-			rebase_if_stale(stats, next, btf); /* exact: it has not run yet */
-		if (stats && stats->runq_since_ns) {
-			stats->runq_wait_ns += now - stats->runq_since_ns;
-			stats->runq_since_ns = 0;
-		}
+		slice->start_run_delay_ns = task_run_delay(next, btf);
 	}
 	return 0;
 }
 
-static __always_inline int on_wakeup(struct task_struct *task)
+/*
+ * A new thread of a target: its record from birth, so that its first
+ * slice is charged even when its switch-in is not seen (see on_switch).
+ */
+static __always_inline int on_wakeup_new(struct task_struct *task)
 {
+	struct charge_base base = {
+		.runtime_ns = BPF_CORE_READ(task, se.sum_exec_runtime),
+		.run_delay_ns = task_run_delay(task, false),
+	};
 	__u32 tid = BPF_CORE_READ(task, pid);
-	struct td_thread_stats *stats;
 
-	if (paused || !is_target(tid, BPF_CORE_READ(task, tgid)))
-		return 0;
-	stats = thread_stats(task, tid, BPF_CORE_READ(task, se.sum_exec_runtime));
-	if (stats)
-		stats->runq_since_ns = bpf_ktime_get_ns();
+	if (!paused && is_target(tid, BPF_CORE_READ(task, tgid)))
+		thread_stats(task, tid, &base);
 	return 0;
 }
 
@@ -380,28 +400,16 @@ int BPF_PROG(switch_raw, bool preempt, struct task_struct *prev, struct task_str
 	return on_switch(preempt, prev, next, false);
 }
 
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(wakeup_btf, struct task_struct *task)
-{
-	return on_wakeup(task);
-}
-
-SEC("raw_tp/sched_wakeup")
-int BPF_PROG(wakeup_raw, struct task_struct *task)
-{
-	return on_wakeup(task);
-}
-
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(wakeup_new_btf, struct task_struct *task)
 {
-	return on_wakeup(task);
+	return on_wakeup_new(task);
 }
 
 SEC("raw_tp/sched_wakeup_new")
 int BPF_PROG(wakeup_new_raw, struct task_struct *task)
 {
-	return on_wakeup(task);
+	return on_wakeup_new(task);
 }
 
 SEC("tp_btf/sched_process_exec")
@@ -441,14 +449,17 @@ int flush_cpu(void *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid, cpu = bpf_get_smp_processor_id(), zero = 0;
 	struct td_thread_stats *stats;
+	struct charge_base base;
 	struct cpu_slice *slice;
 	bool counted;
 
 	if (paused || !is_target(tid, pid_tgid >> 32))
 		return 0;
 	slice = bpf_map_lookup_elem(&slices, &zero);
-	/* new: running since before we attached, counted from now */
-	stats = thread_stats(task, tid, task_runtime(task, false));
+	/* new (running since before we attached) or stale: counted from now */
+	base.runtime_ns = task_runtime(task, false);
+	base.run_delay_ns = task_run_delay(task, false);
+	stats = thread_stats(task, tid, &base);
 	if (!slice)
 		return 0;
 	if (!stats)
@@ -457,9 +468,10 @@ int flush_cpu(void *ctx)
 	read_slots(slice, counted ? stats : NULL, cpu);
 	slice->tid = tid;
 	slice->epoch = epoch;
-	slice->start_runtime_ns = task_runtime(task, false);
+	slice->start_runtime_ns = base.runtime_ns;
+	slice->start_run_delay_ns = base.run_delay_ns;
 	if (stats) /* a new record has nothing to charge yet: counted or not, it adds 0 */
-		charge_time(stats, task, cpu, counted, false);
+		charge_time(stats, task, &base, cpu, counted, false);
 	return 0;
 }
 

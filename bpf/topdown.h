@@ -33,13 +33,13 @@ struct td_thread_stats {
 	__u64 involuntary_switches;
 	__u64 migrations;
 	__u64 runq_wait_ns;
-	__u64 runq_since_ns; /* kernel bookkeeping: when it became runnable, 0 when running */
 	__u64 charged_runtime_ns; /* kernel bookkeeping: se.sum_exec_runtime already in oncpu_ns */
+	__u64 charged_run_delay_ns; /* kernel bookkeeping: sched_info.run_delay already in runq_wait_ns */
 	__u64 unread_oncpu_ns; /* of oncpu_ns, the slices whose counters were not read: their
 				* start was never seen (see on_switch); userspace extrapolates */
 	__s32 last_cpu;      /* kernel bookkeeping: -1 before the first slice */
 	__u32 exited;        /* set when the exit record could not be sent: userspace reaps it */
-	__u32 epoch;         /* kernel bookkeeping: the counting period charged_runtime_ns belongs to */
+	__u32 epoch;         /* kernel bookkeeping: the counting period the charged_* figures belong to */
 	__u32 pad;
 };
 

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -190,6 +191,104 @@ static void test_spinner_fully_accounted_raw_tp(void **state)
 	(void)state;
 	e2e_require_bpf();
 	spinner_accounted(true);
+}
+
+/* --- run-queue wait: two spinners sharing one CPU --- */
+
+static atomic_int pinned_tids[2];
+
+static void *spin_on_cpu0(void *arg)
+{
+	cpu_set_t cpu0;
+
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	assert_int_equal(sched_setaffinity(0, sizeof(cpu0), &cpu0), 0);
+	atomic_store(&pinned_tids[(intptr_t)arg], gettid());
+	return spin(NULL);
+}
+
+/* The scheduler's run-queue wait of a thread of this process: schedstat's second figure. */
+static double run_delay_ns(pid_t tid)
+{
+	char path[64];
+	unsigned long long ns = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%*s %llu", &ns), 1);
+	fclose(f);
+	return ns;
+}
+
+/*
+ * Each of two spinners pinned to CPU 0 waits on the run queue about half
+ * the time: the collector's run-queue wait is the scheduler's own,
+ * bracketed like on-CPU time.
+ */
+static void runq_wait_accounted(bool force_raw_tp)
+{
+	pid_t self = getpid();
+	struct td_collector_opts opts = { .pids = &self, .nr_pids = 1, .events = &task_clock,
+					  .nr_events = 1, .force_raw_tp = force_raw_tp };
+	struct td_interval interval = { 0 };
+	struct bracket wait[2];
+	struct td_collector *c;
+	pthread_t threads[2];
+	char err[512] = "";
+
+	atomic_store(&spinner_stop, false);
+	for (intptr_t i = 0; i < 2; i++) {
+		atomic_store(&pinned_tids[i], 0);
+		assert_int_equal(pthread_create(&threads[i], NULL, spin_on_cpu0, (void *)i), 0);
+	}
+	/* both running on CPU 0; a loaded host may take a while to get there */
+	for (int tries = 0; tries < 500 && !(atomic_load(&pinned_tids[0]) && atomic_load(&pinned_tids[1])); tries++)
+		usleep(10 * 1000);
+	for (int i = 0; i < 2; i++) {
+		assert_true(atomic_load(&pinned_tids[i]) > 0);
+		wait[i].start_before = run_delay_ns(atomic_load(&pinned_tids[i]));
+	}
+	c = td_collector_new(&opts, err, sizeof(err));
+	if (!c)
+		fail_msg("collector: %s", err);
+	for (int i = 0; i < 2; i++)
+		wait[i].start_after = run_delay_ns(atomic_load(&pinned_tids[i]));
+	usleep(1000 * 1000);
+	for (int i = 0; i < 2; i++)
+		wait[i].end_before = run_delay_ns(atomic_load(&pinned_tids[i]));
+	assert_int_equal(td_collector_drain(c, &interval, err, sizeof(err)), 0);
+	for (int i = 0; i < 2; i++)
+		wait[i].end_after = run_delay_ns(atomic_load(&pinned_tids[i]));
+	atomic_store(&spinner_stop, true);
+	for (int i = 0; i < 2; i++)
+		pthread_join(threads[i], NULL);
+
+	for (int i = 0; i < 2; i++) {
+		const struct td_thread_row *row = find_tid(interval.threads, interval.nr_threads,
+							   atomic_load(&pinned_tids[i]));
+
+		assert_non_null(row);
+		assert_bracketed("pinned spinner run-queue wait ns", row->runq_wait_ns, &wait[i], TOLERANCE);
+	}
+	free(interval.threads);
+	td_collector_free(c);
+}
+
+static void test_runq_wait_is_the_schedulers_tp_btf(void **state)
+{
+	(void)state;
+	e2e_require_bpf();
+	runq_wait_accounted(false);
+}
+
+static void test_runq_wait_is_the_schedulers_raw_tp(void **state)
+{
+	(void)state;
+	e2e_require_bpf();
+	runq_wait_accounted(true);
 }
 
 /* --- the bundled workload: a spinner, io threads and 1,000 short-lived threads --- */
@@ -1072,6 +1171,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spinner_fully_accounted_tp_btf),
 		cmocka_unit_test(test_spinner_fully_accounted_raw_tp),
+		cmocka_unit_test(test_runq_wait_is_the_schedulers_tp_btf),
+		cmocka_unit_test(test_runq_wait_is_the_schedulers_raw_tp),
 		cmocka_unit_test(test_workload_threads_match_self_measurement),
 		cmocka_unit_test(test_process_started_during_window_is_followed),
 		cmocka_unit_test(test_system_wide_sees_workload),

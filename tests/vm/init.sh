@@ -34,6 +34,8 @@ check_process() {
 	dropped=$(json_number dropped /tmp/collect.json)
 	threads=$(grep -c '"tid":' /tmp/collect.json)
 	exited=$(grep -c '"exited": true' /tmp/collect.json)
+	# run-queue wait is the kernel's sched_info.run_delay: five threads on two CPUs wait
+	runq=$(grep -o '"runq_wait_ns": [0-9]*' /tmp/collect.json | awk '{s += $2} END {print s + 0}')
 	if [ $rc -ne 0 ]; then
 		result "process_$flavour" fail "exit $rc: $(head -c 200 /tmp/collect.err | tr '\n' ' ')"
 	elif [ "$attach" != "$flavour" ]; then
@@ -41,8 +43,10 @@ check_process() {
 	elif [ "$dropped" != 0 ] || [ "$exited" -lt 10 ] || [ "$threads" -lt 10 ]; then
 		result "process_$flavour" fail "$threads threads, $exited exited, $dropped dropped:" \
 			"$(grep '"comm":' /tmp/collect.json | tr -d ' \n' | head -c 300)"
+	elif [ "$runq" = 0 ]; then
+		result "process_$flavour" fail "$threads threads, no run-queue wait in any (sched_info not accounted?)"
 	else
-		result "process_$flavour" ok "$threads threads, $exited exited, 0 dropped"
+		result "process_$flavour" ok "$threads threads, $exited exited, 0 dropped, run-queue wait ${runq} ns"
 	fi
 }
 

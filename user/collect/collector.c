@@ -307,10 +307,10 @@ static void choose_attach_kind(struct td_collector *c, bool force_raw_tp)
 	struct topdown_bpf *s = c->skel;
 	const char *forced = getenv("TOPDOWN_FORCE_RAW_TP");
 	bool btf = !force_raw_tp && !(forced && !strcmp(forced, "1")) && td_collector_tp_btf_supported();
-	struct bpf_program *btf_progs[] = { s->progs.switch_btf, s->progs.wakeup_btf,
-		s->progs.wakeup_new_btf, s->progs.exec_btf, s->progs.fork_btf };
-	struct bpf_program *raw_progs[] = { s->progs.switch_raw, s->progs.wakeup_raw,
-		s->progs.wakeup_new_raw, s->progs.exec_raw, s->progs.fork_raw };
+	struct bpf_program *btf_progs[] = { s->progs.switch_btf, s->progs.wakeup_new_btf,
+		s->progs.exec_btf, s->progs.fork_btf };
+	struct bpf_program *raw_progs[] = { s->progs.switch_raw, s->progs.wakeup_new_raw,
+		s->progs.exec_raw, s->progs.fork_raw };
 
 	for (size_t i = 0; i < sizeof(btf_progs) / sizeof(btf_progs[0]); i++) {
 		bpf_program__set_autoload(btf_progs[i], btf);

@@ -26,14 +26,9 @@ for tool in "$out/topdown" "$out/td-gen-runs"; do
 done
 command -v node >/dev/null || { echo "bench: node is missing" >&2; exit 1; }
 "$out/td-gen-runs" --runs "$runs" --threads 8 --metrics 40 --seed 42 --db "$work/runs.db" >&2
-"$out/topdown" mcp-serve --transport http --port 0 --max-sessions 64 --db "$work/runs.db" 2>"$work/serve.log" &
-server=$!
-for _ in $(seq 100); do
-	url=$(sed -n 's/.*serving MCP at \(http:[^ ]*\).*/\1/p' "$work/serve.log")
-	[ -n "$url" ] && break
-	sleep 0.1
-done
-[ -n "$url" ] || { cat "$work/serve.log" >&2; exit 1; }
+# shellcheck source=tests/mcp_http_server.sh
+. "$(dirname "$0")/../tests/mcp_http_server.sh"
+start_mcp_http "$out/topdown" "$work/serve.log" --max-sessions 64 --db "$work/runs.db" || exit 1
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$server/status"; }
 
 here=$(dirname "$0")

@@ -17,15 +17,10 @@ trap cleanup EXIT
 fail() { echo "disconnect: $*"; [ -s "$work/serve.log" ] && cat "$work/serve.log"; exit 1; }
 [ "$(id -u)" -eq 0 ] || { echo "skipped: collect_topdown loads BPF programs: needs root"; exit 77; }
 
-"$topdown" mcp-serve --transport http --port 0 --allow-collect --max-duration 30s --db "$work/runs.db" \
-	2>"$work/serve.log" &
-server=$!
-for _ in $(seq 100); do
-	url=$(sed -n 's/.*serving MCP at \(http:[^ ]*\).*/\1/p' "$work/serve.log")
-	[ -n "$url" ] && break
-	sleep 0.1
-done
-[ -n "$url" ] || fail "the server did not start"
+# shellcheck source=tests/mcp_http_server.sh
+. tests/mcp_http_server.sh
+start_mcp_http "$topdown" "$work/serve.log" --allow-collect --max-duration 30s --db "$work/runs.db" ||
+	fail "the server did not start"
 post() { # SESSION BODY [curl options...]
 	local session=$1 body=$2
 	shift 2

@@ -24,15 +24,11 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -keyout "$
 "$topdown" import tests/data/import/skx-l1.csv --cpu-model skx --db "$work/runs.db" >/dev/null 2>&1 ||
 	fail "import failed"
 
-"$topdown" mcp-serve --transport http --port 0 --tls-cert "$work/cert.pem" --tls-key "$work/key.pem" \
-	--db "$work/runs.db" 2>"$work/serve.log" &
-server=$!
-for _ in $(seq 100); do
-	url=$(sed -n 's/.*serving MCP at \(https:[^ ]*\).*/\1/p' "$work/serve.log")
-	[ -n "$url" ] && break
-	sleep 0.1
-done
-[ -n "$url" ] || fail "the server did not say it serves https"
+# shellcheck source=tests/mcp_http_server.sh
+. tests/mcp_http_server.sh
+start_mcp_http "$topdown" "$work/serve.log" --tls-cert "$work/cert.pem" --tls-key "$work/key.pem" \
+	--db "$work/runs.db" || fail "the server did not start"
+[[ $url == https:* ]] || fail "the server does not say it serves https: $url"
 
 init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"tls","version":"1"}}}'
 headers=$(curl -sS --cacert "$work/cert.pem" -D - -o "$work/init.json" -H 'Content-Type: application/json' \

@@ -61,23 +61,9 @@ if ! "$topdown" import "$root/tests/data/import/skx-l1.csv" --cpu-model skx --db
 	exit 1
 fi
 
-# --port 0: any free port, told on stderr as "serving MCP at URL". The log
-# exists before the server starts: the child opens it, maybe after the first look.
-: >"$tmp/server.log"
-"$topdown" mcp-serve --transport http --port 0 --db "$tmp/runs.db" </dev/null >/dev/null 2>"$tmp/server.log" &
-server=$!
-url=
-for _ in $(seq 100); do
-	url=$(sed -n 's/.*serving MCP at \(http[^ ]*\).*/\1/p' "$tmp/server.log" | head -1)
-	[ -n "$url" ] && break
-	kill -0 "$server" 2>/dev/null || break
-	sleep 0.1
-done
-if [ -z "$url" ]; then
-	cat "$tmp/server.log"
-	echo "topdown mcp-serve --transport http did not start"
-	exit 1
-fi
+# shellcheck source=tests/mcp_http_server.sh
+. "$root/tests/mcp_http_server.sh"
+start_mcp_http "$topdown" "$tmp/server.log" --db "$tmp/runs.db" || exit 1
 
 # Every server scenario the suite has, then all of them against the server;
 # each leaves results/server-SCENARIO-TIMESTAMP/checks.json. The suite's own

@@ -70,13 +70,12 @@ static int own_option(void *args, int opt, const char *arg, char *err, size_t er
 static const char *sides_problem(const struct compare_args *a, int nr_args)
 {
 	bool by_labels = a->labels_a.count || a->labels_b.count;
+	const char *problem = td_query_cli_sides_problem(&a->labels_a, &a->labels_b, nr_args);
 
 	if (a->cli.sel.run_id)
 		return "compare takes its two run ids as arguments, not --run-id";
-	if (by_labels && nr_args)
-		return "name the sides either by two run ids or by --label-a and --label-b, not both";
-	if (by_labels && (!a->labels_a.count || !a->labels_b.count))
-		return "give both --label-a and --label-b";
+	if (problem)
+		return problem;
 	if (!by_labels && nr_args != 2)
 		return "name two runs (topdown compare RUN_A RUN_B) or two label sets "
 		       "(--label-a key=value --label-b key=value)";

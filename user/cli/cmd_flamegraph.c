@@ -62,11 +62,10 @@ static int own_option(void *args, int opt, const char *arg, char *err, size_t er
 static const char *sides_problem(const struct flamegraph_args *a, int nr_args)
 {
 	bool by_labels = a->labels_a.count || a->labels_b.count;
+	const char *problem = td_query_cli_sides_problem(&a->labels_a, &a->labels_b, nr_args);
 
-	if (by_labels && nr_args)
-		return "name the sides either by two run ids or by --label-a and --label-b, not both";
-	if (by_labels && (!a->labels_a.count || !a->labels_b.count))
-		return "give both --label-a and --label-b";
+	if (problem)
+		return problem;
 	if (nr_args != 0 && nr_args != 2)
 		return "a differential graph takes two run ids (topdown flamegraph RUN_A RUN_B)";
 	if ((nr_args || by_labels) && a->cli.sel.run_id)

@@ -80,14 +80,12 @@ static int own_option(void *args, int opt, const char *arg, char *err, size_t er
 /* No comparison, or one by two run ids or by two label sets. */
 static const char *sides_problem(const struct report_args *a, int nr_args)
 {
-	bool by_labels = a->labels_a.count || a->labels_b.count;
+	const char *problem = td_query_cli_sides_problem(&a->labels_a, &a->labels_b, nr_args);
 
 	if (a->cli.format != TD_FORMAT_TABLE)
 		return "a report is an HTML page: --json and --csv do not apply (topdown query --json does)";
-	if (by_labels && nr_args)
-		return "name the sides either by two run ids or by --label-a and --label-b, not both";
-	if (by_labels && (!a->labels_a.count || !a->labels_b.count))
-		return "give both --label-a and --label-b";
+	if (problem)
+		return problem;
 	if (nr_args != 0 && nr_args != 2)
 		return "a comparison takes two run ids (topdown report RUN_A RUN_B)";
 	return NULL;

@@ -163,3 +163,15 @@ int td_query_cli_write_output(const char *path, td_output_fn write, void *ctx, c
 		unlink(tmp);
 	return ret;
 }
+
+const char *td_query_cli_sides_problem(const struct td_labels *labels_a, const struct td_labels *labels_b,
+				       int nr_args)
+{
+	bool by_labels = labels_a->count || labels_b->count;
+
+	if (by_labels && nr_args)
+		return "name the sides either by two run ids or by --label-a and --label-b, not both";
+	if (by_labels && (!labels_a->count || !labels_b->count))
+		return "give both --label-a and --label-b";
+	return NULL;
+}

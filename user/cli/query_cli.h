@@ -85,6 +85,15 @@ typedef int (*td_output_fn)(FILE *out, void *ctx, char *err, size_t errlen);
 int td_query_cli_write_output(const char *path, td_output_fn write, void *ctx, char *err, size_t errlen);
 
 /*
+ * How a comparison (compare, flamegraph, report) names its two sides: by
+ * two run ids as operands or by --label-a and --label-b, one way and
+ * whole. NULL when nothing is wrong with that; else what is. Each command
+ * adds what it requires beyond (how many run ids, --run-id).
+ */
+const char *td_query_cli_sides_problem(const struct td_labels *labels_a, const struct td_labels *labels_b,
+				       int nr_args);
+
+/*
  * One side of a comparison (compare, flamegraph): the run run_text names
  * (resolved into id), or, without one, the shared filter plus its own
  * labels (copied into labels, which side then points at).

@@ -239,7 +239,7 @@ demo: deps
 	./tests/demo.sh $(OUT)
 
 test: deps
-	@$(MAKE) --no-print-directory all unit-tests fuzz $(CROSS_BUILDS)
+	@$(MAKE) --no-print-directory all unit-tests fuzz $(OUT)/td-gen-runs $(CROSS_BUILDS)
 	@$(MAKE) --no-print-directory OUT=$(OUT)/asan SANITIZE=1 all unit-tests
 	QEMU_AARCH64=$(QEMU_AARCH64) ./tests/run.sh $(OUT)
 

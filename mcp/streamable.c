@@ -37,6 +37,9 @@
 #define TOKEN_MIN 16
 #define TOKEN_MAX 4096
 #define DRAIN_GRACE_MS 10000  /* on SIGTERM: a collection's longest run, and this */
+#define HTTP_MAX_HEAD 32768   /* request line and headers */
+#define HTTP_TIMEOUT_S 60     /* an idle connection is closed */
+#define HTTP_CONNECTIONS_PER_SESSION 4 /* a stream, a cancel, a retry... */
 
 static const char json_mime[] = "application/json";
 
@@ -61,6 +64,7 @@ struct session {
 struct td_mcp_http {
 	struct td_mcp_http_options o;
 	char host[TD_HTTPD_HOST_MAX]; /* of the listen address */
+	bool tls;                     /* served as https */
 	pthread_mutex_t lock;         /* the table */
 	struct session **sessions;    /* o.max_sessions slots, NULL when free */
 };
@@ -642,11 +646,15 @@ struct td_mcp_http *td_mcp_http_new(const struct td_mcp_http_options *o, char *e
 	long port;
 	char host[TD_HTTPD_HOST_MAX];
 
-	if (td_httpd_parse_listen(o->listen, "--listen", true, host, &port, err, errlen) < 0)
+	const char *prefix = o->option_prefix ? o->option_prefix : "";
+	char listen_option[32];
+
+	snprintf(listen_option, sizeof(listen_option), "--%slisten", prefix);
+	if (td_httpd_parse_listen(o->listen, listen_option, true, host, &port, err, errlen) < 0)
 		return NULL;
 	if (!o->token && !td_httpd_host_is_loopback(host)) {
-		snprintf(err, errlen, "--listen %s is not loopback: give --token-file FILE so that "
-			 "only clients with the token get in", o->listen);
+		snprintf(err, errlen, "%s %s is not loopback: give --%stoken-file FILE so that "
+			 "only clients with the token get in", listen_option, o->listen, prefix);
 		return NULL;
 	}
 	h = calloc(1, sizeof(*h));
@@ -682,12 +690,50 @@ void td_mcp_http_free(struct td_mcp_http *h)
 	free(h);
 }
 
-int td_mcp_http_serve(struct td_mcp_http *h, struct td_httpd_options *http, char *err,
-		      size_t errlen)
+struct td_httpd *td_mcp_http_listen(struct td_mcp_http *h, struct td_httpd_options *http,
+				    char *err, size_t errlen)
+{
+	unsigned sessions = h->o.max_sessions ? h->o.max_sessions : TD_MCP_HTTP_DEFAULT_SESSIONS;
+	struct sigaction ignore = { .sa_handler = SIG_IGN };
+
+	sigaction(SIGPIPE, &ignore, NULL);
+	http->listen = h->o.listen;
+	http->max_body = TD_RPC_MAX_LINE;
+	http->max_head = HTTP_MAX_HEAD;
+	http->max_connections = HTTP_CONNECTIONS_PER_SESSION * sessions;
+	http->timeout_s = HTTP_TIMEOUT_S;
+	http->handler = td_mcp_http_handle;
+	http->ctx = h;
+	h->tls = http->tls_cert != NULL;
+	return td_httpd_start(http, err, errlen);
+}
+
+void td_mcp_http_announce(const struct td_mcp_http *h, const struct td_httpd *server,
+			  const char *who)
+{
+	bool v6 = strchr(h->host, ':') != NULL;
+
+	fprintf(stderr, "%s: serving MCP at %s://%s%s%s:%d/mcp%s\n", who, h->tls ? "https" : "http",
+		v6 ? "[" : "", h->host, v6 ? "]" : "", td_httpd_port(server),
+		h->o.token ? " (bearer token required)" : "");
+}
+
+void td_mcp_http_close(struct td_mcp_http *h, struct td_httpd *server, const char *who)
 {
 	uint64_t longest = h->o.mcp.max_duration_ns ? h->o.mcp.max_duration_ns :
 			   TD_MCP_DEFAULT_MAX_DURATION_NS;
-	struct sigaction ignore = { .sa_handler = SIG_IGN };
+
+	if (!server)
+		return;
+	if (td_httpd_drain(server, (int)(longest / 1000000) + DRAIN_GRACE_MS) < 0)
+		fprintf(stderr, "%s: MCP requests still running were cut off\n", who);
+	td_httpd_stop(server);
+}
+
+int td_mcp_http_serve(struct td_mcp_http *h, struct td_httpd_options *http, char *err,
+		      size_t errlen)
+{
+	static const char who[] = "topdown mcp-serve";
 	sigset_t stop, old;
 	struct td_httpd *server;
 	int sig = 0;
@@ -697,30 +743,23 @@ int td_mcp_http_serve(struct td_mcp_http *h, struct td_httpd_options *http, char
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &stop, &old);
-	sigaction(SIGPIPE, &ignore, NULL);
-	http->handler = td_mcp_http_handle;
-	http->ctx = h;
-	server = td_httpd_start(http, err, errlen);
+	server = td_mcp_http_listen(h, http, err, errlen);
 	if (!server) {
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		return -EINVAL;
 	}
-	fprintf(stderr, "topdown mcp-serve: serving MCP at %s://%s%s%s:%d/mcp%s\n",
-		http->tls_cert ? "https" : "http", strchr(h->host, ':') ? "[" : "", h->host,
-		strchr(h->host, ':') ? "]" : "", td_httpd_port(server),
-		h->o.token ? " (bearer token required)" : "");
+	td_mcp_http_announce(h, server, who);
 	while (sigwait(&stop, &sig))
 		;
-	fprintf(stderr, "topdown mcp-serve: stopping on %s; finishing the requests in flight\n",
+	fprintf(stderr, "%s: stopping on %s; finishing the requests in flight\n", who,
 		strsignal(sig));
-	if (td_httpd_drain(server, (int)(longest / 1000000) + DRAIN_GRACE_MS) < 0)
-		fprintf(stderr, "topdown mcp-serve: requests still running were cut off\n");
-	td_httpd_stop(server);
+	td_mcp_http_close(h, server, who);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return 0;
 }
 
-int td_mcp_http_read_token(const char *path, char **token, char *err, size_t errlen)
+int td_mcp_http_read_token(const char *path, const char *option, char **token, char *err,
+			   size_t errlen)
 {
 	char buf[TOKEN_MAX + 1];
 	struct stat st;
@@ -731,12 +770,12 @@ int td_mcp_http_read_token(const char *path, char **token, char *err, size_t err
 	*token = NULL;
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "cannot read --token-file %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot read %s %s: %s", option, path, strerror(errno));
 		goto out;
 	}
 	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-		snprintf(err, errlen, "--token-file %s is open to group or others (mode %04o): "
-			 "chmod 600 it", path, (unsigned)(st.st_mode & 07777));
+		snprintf(err, errlen, "%s %s is open to group or others (mode %04o): "
+			 "chmod 600 it", option, path, (unsigned)(st.st_mode & 07777));
 		goto out;
 	}
 	n = read(fd, buf, TOKEN_MAX);
@@ -745,14 +784,14 @@ int td_mcp_http_read_token(const char *path, char **token, char *err, size_t err
 		buf[len < (size_t)n ? len : (size_t)n] = '\0';
 	len = n > 0 ? strlen(buf) : 0;
 	if (len < TOKEN_MIN || len == TOKEN_MAX || strpbrk(buf, " \t")) {
-		snprintf(err, errlen, "--token-file %s must hold one token of %d to %d characters "
-			 "without spaces on its first line, e.g. from `openssl rand -hex 32`", path,
+		snprintf(err, errlen, "%s %s must hold one token of %d to %d characters "
+			 "without spaces on its first line, e.g. from `openssl rand -hex 32`", option, path,
 			 TOKEN_MIN, TOKEN_MAX - 1);
 		goto out;
 	}
 	if (!(*token = strdup(buf))) {
 		ret = -ENOMEM;
-		snprintf(err, errlen, "out of memory reading --token-file %s", path);
+		snprintf(err, errlen, "out of memory reading %s %s", option, path);
 		goto out;
 	}
 	ret = 0;

@@ -32,6 +32,8 @@ struct td_mcp_http_options {
 	const char *token;         /* the bearer token clients must send; NULL: none */
 	unsigned max_sessions;     /* 0: the default; a new one over it gets 503 */
 	uint64_t session_idle_ns;  /* a session unused this long ends; 0: the default */
+	const char *option_prefix; /* how errors name the options: NULL for mcp-serve's
+				      --listen and --token-file, "mcp-" for the agent's */
 };
 
 struct td_mcp_http;
@@ -50,17 +52,32 @@ void td_mcp_http_handle(void *ctx, const struct td_httpd_request *req,
 			struct td_httpd_response *resp);
 
 /*
- * Serves h over HTTP as http says (its handler is set here) until SIGTERM
- * or SIGINT, then lets the requests being answered finish and returns 0;
- * -errno with err when it cannot start. The address served is told on
- * stderr: "serving MCP at http://HOST:PORT/mcp".
+ * Listens for h: http names the TLS files and how to word address errors
+ * (option, ephemeral_port); the address is h's, and the handler, the
+ * limits and the connections (a few per session) are set here. NULL with
+ * err when it cannot start.
+ */
+struct td_httpd *td_mcp_http_listen(struct td_mcp_http *h, struct td_httpd_options *http,
+				    char *err, size_t errlen);
+/* Tells the URL served on stderr: "WHO: serving MCP at http://HOST:PORT/mcp". */
+void td_mcp_http_announce(const struct td_mcp_http *h, const struct td_httpd *server,
+			  const char *who);
+/* Lets the requests being answered finish (the longest collection, and a
+ * grace), then stops server. NULL is fine. */
+void td_mcp_http_close(struct td_mcp_http *h, struct td_httpd *server, const char *who);
+
+/*
+ * mcp-serve's loop: td_mcp_http_listen, then SIGTERM or SIGINT, then
+ * td_mcp_http_close; 0, or -errno with err when it cannot start.
  */
 int td_mcp_http_serve(struct td_mcp_http *h, struct td_httpd_options *http, char *err,
 		      size_t errlen);
 
 /* The bearer token in path: its first line, at least 16 characters, the
- * file readable by its owner only. malloc'd into *token; -errno with err. */
-int td_mcp_http_read_token(const char *path, char **token, char *err, size_t errlen);
+ * file readable by its owner only. malloc'd into *token; -errno with err,
+ * which names the file as option ("--token-file") does. */
+int td_mcp_http_read_token(const char *path, const char *option, char **token, char *err,
+			   size_t errlen);
 
 /* The checks, alone: whether a browser page from origin may call a server
  * listening on listen_host (no Origin: not a browser, allowed), and

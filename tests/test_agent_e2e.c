@@ -669,12 +669,12 @@ static int free_port(int *hold)
 	return ntohs(sa.sin_port);
 }
 
-/* GET /metrics on port into buf; false when nothing answers yet. */
-static bool scrape(int port, char *buf, size_t len)
+/* Sends request to port on loopback and reads the answer into buf; false
+ * when nothing answers yet. */
+static bool http_exchange(int port, const char *request, char *buf, size_t len)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	const char request[] = "GET /metrics HTTP/1.0\r\n\r\n";
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	size_t n = 0;
 	ssize_t got;
@@ -684,12 +684,32 @@ static bool scrape(int port, char *buf, size_t len)
 		close(fd);
 		return false;
 	}
-	assert_int_equal(write(fd, request, sizeof(request) - 1), (ssize_t)(sizeof(request) - 1));
+	assert_int_equal(write(fd, request, strlen(request)), (ssize_t)strlen(request));
 	while (n + 1 < len && (got = read(fd, buf + n, len - n - 1)) > 0)
 		n += got;
 	buf[n] = '\0';
 	close(fd);
 	return true;
+}
+
+/* GET /metrics on port into buf; false when nothing answers yet. */
+static bool scrape(int port, char *buf, size_t len)
+{
+	return http_exchange(port, "GET /metrics HTTP/1.0\r\n\r\n", buf, len);
+}
+
+/* POSTs one JSON-RPC message to /mcp on port in session (NULL: none yet). */
+static void post_mcp(int port, const char *session, const char *body, char *buf, size_t len)
+{
+	char request[1024];
+
+	snprintf(request, sizeof(request),
+		 "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+		 "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+		 "%s%s%sContent-Length: %zu\r\n\r\n%s",
+		 session ? "Mcp-Session-Id: " : "", session ? session : "", session ? "\r\n" : "",
+		 strlen(body), body);
+	assert_true(http_exchange(port, request, buf, len));
 }
 
 /* The agent's health on /metrics after a few windows; a port in use is a one-line failure. */
@@ -731,6 +751,57 @@ static void test_metrics_endpoint(void **state)
 	{ const char *a[] = { "--process", "x", "--metrics-listen", listen_at, NULL };
 	  expect_failure(a, NULL, 1, listen_at); }
 	close(held);
+	done();
+}
+
+/*
+ * --mcp-listen: the agent answers MCP over HTTP about the runs it stores,
+ * beside its /metrics, and SIGTERM still ends it with 0.
+ */
+static void test_mcp_beside_the_windows(void **state)
+{
+	const char *args[] = { "--process", NULL, "--every", "300ms", "--metrics-listen", NULL,
+			       "--mcp-listen", NULL, NULL };
+	static char answer[1 << 16];
+	char metrics_at[32], mcp_at[32], session[64] = "";
+	const char *id;
+	pid_t worker, agent;
+	int go, port;
+
+	(void)state;
+	e2e_require_bpf();
+	fresh("mcp");
+	args[1] = name;
+	snprintf(metrics_at, sizeof(metrics_at), "127.0.0.1:%d", free_port(NULL));
+	args[5] = metrics_at;
+	port = free_port(NULL);
+	snprintf(mcp_at, sizeof(mcp_at), "127.0.0.1:%d", port);
+	args[7] = mcp_at;
+	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "30000", NULL);
+	release(go);
+	agent = agent_start(args);
+	wait_for_log("serving MCP at http://127.0.0.1:");
+	assert_true(wait_for_runs(name, 2, 30) >= 2);
+
+	post_mcp(port, NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+		 "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+		 "\"clientInfo\":{\"name\":\"e2e\",\"version\":\"1\"}}}", answer, sizeof(answer));
+	id = strcasestr(answer, "\r\nMcp-Session-Id: ");
+	assert_non_null(id);
+	sscanf(id + strlen("\r\nMcp-Session-Id: "), "%63[0-9a-f]", session);
+	assert_int_equal(strlen(session), 32);
+	post_mcp(port, session, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+		 "{\"name\":\"list_profiling_runs\",\"arguments\":{\"limit\":5}}}", answer,
+		 sizeof(answer));
+	kill(agent, SIGTERM);
+	assert_int_equal(agent_wait(agent), 0);
+	kill(worker, SIGTERM);
+	reap(worker);
+	assert_non_null(strstr(answer, "HTTP/1.1 200"));
+	if (!strstr(answer, name))
+		fail_msg("list_profiling_runs over the agent's /mcp does not name %s: %.600s", name, answer);
+	/* what the agent's MCP must not do: start collections of its own */
+	assert_null(strstr(answer, "\"isError\":true"));
 	done();
 }
 
@@ -921,6 +992,8 @@ static void test_bad_inputs_are_refused(void **state)
 	{ const char *a[] = { "--process", "x", "--events", "task-clock", "--level", "2", NULL };
 	  expect_refusal(a, NULL, "give one or the other"); }
 	{ const char *a[] = { "--process", "x", "--events", "no-such-event", NULL }; expect_refusal(a, NULL, "no-such-event"); }
+	{ const char *a[] = { "--process", "x", "--mcp-token-file", "/etc/hostname", NULL };
+	  expect_refusal(a, NULL, "--mcp-token-file goes with --mcp-listen"); }
 	done();
 }
 
@@ -934,6 +1007,11 @@ static void test_startup_failures(void **state)
 	  expect_failure(a, NULL, 1, "cannot open the log /nonexistent-dir/agent.log"); }
 	{ const char *a[] = { "--process", "x", "--spool", "/nonexistent-dir/spool.db", NULL };
 	  expect_failure(a, NULL, 1, "/nonexistent-dir/spool.db"); }
+	{ const char *a[] = { "--process", "x", "--mcp-listen", "0.0.0.0:0", NULL };
+	  expect_failure(a, NULL, 1, "--mcp-listen 0.0.0.0:0 is not loopback: give --mcp-token-file FILE"); }
+	{ const char *a[] = { "--process", "x", "--mcp-listen", "127.0.0.1:0", "--mcp-token-file",
+			      "/nonexistent-dir/token", NULL };
+	  expect_failure(a, NULL, 1, "cannot read --mcp-token-file /nonexistent-dir/token"); }
 	done();
 }
 
@@ -953,6 +1031,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_duty_cycle_counts_part_of_each_window),
 		cmocka_unit_test(test_max_overhead_shortens_the_duty),
 		cmocka_unit_test(test_metrics_endpoint),
+		cmocka_unit_test(test_mcp_beside_the_windows),
 		{ .name = "test_pg_outage_spooled_then_replayed", .test_func = test_pg_outage_spooled_then_replayed,
 		  .setup_func = backend_setup, .teardown_func = pg_test_teardown, .initial_state = (void *)"postgresql" },
 	};

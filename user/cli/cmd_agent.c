@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * topdown agent: the options into a td_agent_config, the signals, and the
- * window loop of user/agent/agent.h until a stop or --windows.
+ * window loop of user/agent/agent.h until a stop or --windows; with
+ * --mcp-listen, the same process also answers MCP over HTTP about the
+ * runs it stores (mcp/streamable.h), so one service serves both /metrics
+ * and /mcp.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +20,7 @@
 #include "labels.h"
 #include "parse.h"
 #include "store_open.h"
+#include "streamable.h"
 
 static volatile sig_atomic_t stop_requested, reopen_requested;
 
@@ -37,7 +41,7 @@ static const char usage_text[] =
 	"                     [--every 60s] [--duration D] [--level 1..3 | --events LIST] [--label key=value]...\n"
 	"                     [--max-overhead PCT] [--metrics-listen 127.0.0.1:9464] [--spool PATH]\n"
 	"                     [--log PATH] [--windows N] [--db PATH | --backend postgresql --dsn DSN]\n"
-	"                     [--sample[=EVENT]] [--sample-freq HZ]\n"
+	"                     [--sample[=EVENT]] [--sample-freq HZ] [--mcp-listen ADDR:PORT [--mcp-token-file FILE]]\n"
 	"  --every D          window length: one run per target process per window (default 60s)\n"
 	"  --duration D       count for D of every window (default: all of it)\n"
 	"  --max-overhead PCT shorten the counted time while the agent costs more than PCT% of the CPUs\n"
@@ -49,7 +53,19 @@ static const char usage_text[] =
 	"  --events LIST      count these events instead of the Top-Down ones (groups of 8 take turns)\n"
 	"  --sample[=EVENT]   also sample the targets' stacks (locate), as topdown collect --sample does\n"
 	"  --sample-freq HZ   samples per second per CPU (default 99)\n"
+	"  --mcp-listen A     also answer MCP over HTTP at http://A/mcp about the stored runs, as\n"
+	"                     topdown mcp-serve --transport http does (without collect_topdown)\n"
+	"  --mcp-token-file F clients must send Authorization: Bearer <F's first line>; required\n"
+	"                     when --mcp-listen is not a loopback address; F must be chmod 600\n"
 	"  TOPDOWN_LABELS     key=value,key2=value2 labels for every run; --label wins\n";
+
+/* --mcp-listen: the MCP server beside the windows, and what it needs. */
+struct agent_mcp {
+	const char *listen, *token_file;
+	char *token;
+	struct td_mcp_http *sessions;
+	struct td_httpd *server;
+};
 
 static int usage_error(const char *message)
 {
@@ -73,7 +89,7 @@ static int add_process_name(struct td_agent_config *a, const char *name, char *e
 }
 
 /* Parses and checks every option; returns 0, an exit code, or -1 after --help. */
-static int parse_args(int argc, char **argv, struct td_agent_config *a)
+static int parse_args(int argc, char **argv, struct td_agent_config *a, struct agent_mcp *mcp)
 {
 	static const struct option options[] = {
 		{ "process", required_argument, NULL, 'p' },
@@ -91,6 +107,8 @@ static int parse_args(int argc, char **argv, struct td_agent_config *a)
 		{ "sample", optional_argument, NULL, 'S' },
 		{ "sample-freq", required_argument, NULL, 'F' },
 		{ "db", required_argument, NULL, 'D' },
+		{ "mcp-listen", required_argument, NULL, 'P' },
+		{ "mcp-token-file", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -129,6 +147,8 @@ static int parse_args(int argc, char **argv, struct td_agent_config *a)
 		case 'F': ret = td_parse_int_range(optarg, "--sample-freq", 1, 1000000, &freq, err, sizeof(err));
 			a->sample_freq_hz = (uint64_t)freq;
 			break;
+		case 'P': mcp->listen = optarg; break;
+		case 'T': mcp->token_file = optarg; break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		default:
 			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'", argv[optind - 1]);
@@ -151,6 +171,10 @@ static int parse_args(int argc, char **argv, struct td_agent_config *a)
 		snprintf(err, sizeof(err), "--sample= names no event: give --sample alone for the default, or --sample=EVENT");
 		ret = -EINVAL;
 	}
+	if (!ret && mcp->token_file && !mcp->listen) {
+		snprintf(err, sizeof(err), "--mcp-token-file goes with --mcp-listen: give both, or neither");
+		ret = -EINVAL;
+	}
 	if (!ret && !a->duration_ns)
 		a->duration_ns = a->every_ns;
 	if (!ret)
@@ -169,28 +193,66 @@ static void install_signal_handlers(void)
 	sigaction(SIGHUP, &hup, NULL);
 }
 
+/*
+ * Starts the MCP server of --mcp-listen on the agent's own store, before
+ * the agent itself so that a bad address or token file is the only line
+ * printed. It reads what the windows write (SQLite's WAL lets it read
+ * while they do), and it never collects: the agent already is.
+ */
+static int mcp_start(struct agent_mcp *mcp, const struct td_agent_config *a, char *err, size_t errlen)
+{
+	struct td_mcp_http_options o = {
+		.mcp = { .db = a->db, .store_flags = a->store_flags }, .listen = mcp->listen,
+		.option_prefix = "mcp-",
+	};
+	struct td_httpd_options http = { .option = "--mcp-listen" };
+
+	if (mcp->token_file && td_mcp_http_read_token(mcp->token_file, "--mcp-token-file", &mcp->token,
+							err, errlen) < 0)
+		return -EINVAL;
+	o.token = mcp->token;
+	if (!(mcp->sessions = td_mcp_http_new(&o, err, errlen)) ||
+	    !(mcp->server = td_mcp_http_listen(mcp->sessions, &http, err, errlen)))
+		return -EINVAL;
+	return 0;
+}
+
+static void mcp_stop(struct agent_mcp *mcp)
+{
+	if (mcp->sessions)
+		td_mcp_http_close(mcp->sessions, mcp->server, "topdown agent");
+	td_mcp_http_free(mcp->sessions);
+	free(mcp->token);
+}
+
 int td_cmd_agent(int argc, char **argv)
 {
 	struct td_agent_config a = { .stop_requested = &stop_requested, .reopen_requested = &reopen_requested };
-	struct td_agent *agent;
+	struct agent_mcp mcp = { 0 };
+	struct td_agent *agent = NULL;
 	char err[768] = "";
 	int ret;
 
 	td_labels_init(&a.user_labels);
 	td_store_flags_take(&argc, argv, &a.store_flags);
-	ret = parse_args(argc, argv, &a);
+	ret = parse_args(argc, argv, &a, &mcp);
 	if (ret) {
 		td_labels_free(&a.user_labels);
 		return ret < 0 ? 0 : ret;
 	}
-	if (!(agent = td_agent_new(&a, err, sizeof(err)))) {
+	if (mcp.listen && (ret = mcp_start(&mcp, &a, err, sizeof(err)))) {
+		;
+	} else if (!(agent = td_agent_new(&a, err, sizeof(err)))) {
 		ret = -EINVAL;
 	} else {
+		if (mcp.server)
+			td_mcp_http_announce(mcp.sessions, mcp.server, "topdown agent");
 		install_signal_handlers();
 		ret = td_agent_run(agent, err, sizeof(err));
 	}
 	if (ret)
 		fprintf(stderr, "topdown agent: %s\n", err[0] ? err : strerror(-ret));
+	mcp_stop(&mcp);
 	td_agent_free(agent);
 	td_labels_free(&a.user_labels);
 	return ret ? TD_EXIT_FAILURE : 0;

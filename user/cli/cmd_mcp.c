@@ -12,15 +12,10 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "jsonrpc.h"
 #include "parse.h"
 #include "server.h"
 #include "store_open.h"
 #include "streamable.h"
-
-#define HTTP_MAX_HEAD 32768       /* request line and headers */
-#define HTTP_TIMEOUT_S 60         /* an idle connection is closed */
-#define HTTP_CONNECTIONS_PER_SESSION 4 /* a stream, a cancel, a retry... */
 
 static const char usage_text[] =
 	"usage: topdown mcp-serve [--allow-collect] [--max-duration 60s] [--page-size N]\n"
@@ -163,19 +158,13 @@ static int serve_http(struct cli *c)
 	struct td_mcp_http *h = NULL;
 	int ret = 1;
 
-	if (c->token_file && td_mcp_http_read_token(c->token_file, &token, err, sizeof(err)) < 0)
+	if (c->token_file && td_mcp_http_read_token(c->token_file, "--token-file", &token, err, sizeof(err)) < 0)
 		goto out;
 	c->http.token = token;
 	if (!(h = td_mcp_http_new(&c->http, err, sizeof(err))))
 		goto out;
-	c->server.listen = c->http.listen;
 	c->server.option = "--listen";
 	c->server.ephemeral_port = true;
-	c->server.max_body = TD_RPC_MAX_LINE;
-	c->server.max_head = HTTP_MAX_HEAD;
-	c->server.max_connections = HTTP_CONNECTIONS_PER_SESSION *
-		(c->http.max_sessions ? c->http.max_sessions : TD_MCP_HTTP_DEFAULT_SESSIONS);
-	c->server.timeout_s = HTTP_TIMEOUT_S;
 	if (td_mcp_http_serve(h, &c->server, err, sizeof(err)) == 0)
 		ret = 0;
 out:

@@ -1521,6 +1521,92 @@ static int pg_read_metrics(struct td_store *store, const struct td_run_filter *r
 	return td_metrics_result_finish(&result, ret, out, count);
 }
 
+/* ---- deepest crossing rows, added up on the server ---- */
+
+/* How the rows of the deepest crossing ones are ordered: the samples as
+ * td_store_sum_deepest_crossings() has them added (storage.h). */
+#define SAMPLE_ORDER "started_ns DESC, id DESC, scope_key COLLATE \"C\", ordinal"
+
+/*
+ * One statement, so one snapshot, and only a row a path crosses the
+ * network instead of every row of every run. The ancestors of a crossing
+ * row are the parts of its path before each dot; the deepest crossing
+ * rows are those that are no crossing row's ancestor in their sample.
+ * sum() of double precision adds one value at a time, in the ORDER BY
+ * given, as the caller would in C; "0 +" makes a sum of -0 the +0 a sum
+ * started at 0 gives.
+ */
+static int pg_sum_deepest_crossings(struct td_store *store, const struct td_run_filter *runs,
+				    const struct td_metric_filter *metrics,
+				    struct td_crossing_sums *out, char *err, size_t errlen)
+{
+	struct pg_store *s = to_pg(store);
+	char *pattern = metrics->node ? td_like_suffix_pattern(metrics->node) : NULL;
+	PGresult *res = NULL;
+	struct query q;
+	char *labels;
+	int ret = filter_labels(s, runs, &labels, err, errlen), n = 0;
+
+	if (ret == 0 && metrics->node && !pattern)
+		ret = out_of_memory(s, err, errlen);
+	if (ret == 0) {
+		query_init(&q, "WITH sample_rows AS (SELECT m.run_pk, m.scope_key, m.ordinal,"
+			   " m.path, m.level, m.value, m.threshold_crossed, m.confidence"
+			   " FROM runs r JOIN metrics m ON m.run_pk = r.pk WHERE true");
+		metrics_where(&q, runs, metrics, labels, pattern);
+		query_text(&q, "),"
+			   " crossing AS (SELECT * FROM sample_rows WHERE threshold_crossed),"
+			   " ancestors AS (SELECT c.run_pk, c.scope_key,"
+			   "  array_to_string(c.parts[1:k], '.') AS path"
+			   "  FROM (SELECT run_pk, scope_key, string_to_array(path, '.') AS parts"
+			   "   FROM crossing) c, generate_series(1, cardinality(c.parts) - 1) k),"
+			   " deepest AS (SELECT c.*, r.started_ns, r.id FROM crossing c"
+			   "  JOIN runs r ON r.pk = c.run_pk WHERE NOT EXISTS (SELECT 1 FROM ancestors a"
+			   "   WHERE a.run_pk = c.run_pk AND a.scope_key = c.scope_key"
+			   "   AND a.path = c.path))"
+			   " SELECT t.nr_runs, t.nr_samples, d.path, d.level, d.nr_rows, d.nr_values,"
+			   "  d.sum, d.min_confidence, d.nan_confidence"
+			   " FROM (SELECT count(DISTINCT run_pk) AS nr_runs, count(*) AS nr_samples"
+			   "  FROM (SELECT DISTINCT run_pk, scope_key FROM sample_rows) k) t"
+			   " LEFT JOIN (SELECT path,"
+			   "  (array_agg(level ORDER BY " SAMPLE_ORDER "))[1] AS level,"
+			   "  count(*) AS nr_rows, count(value) AS nr_values,"
+			   "  0 + coalesce(sum(value ORDER BY " SAMPLE_ORDER "), 0) AS sum,"
+			   "  min(confidence) AS min_confidence,"
+			   "  bool_or(confidence IS NULL) AS nan_confidence"
+			   "  FROM deepest GROUP BY path) d ON true"
+			   " ORDER BY d.path COLLATE \"C\"");
+		ret = query_exec(s, &q, PGRES_TUPLES_OK, &res, "cannot read the database", err,
+				 errlen);
+	}
+	n = ret == 0 ? PQntuples(res) : 0;
+	if (n) {
+		out->nr_runs = (size_t)get_int(res, 0, 0);
+		out->nr_samples = (size_t)get_int(res, 0, 1);
+	}
+	/* Without a deepest crossing row the one row has NULL for the rest. */
+	if (n && !is_null(res, 0, 2) && !(out->items = calloc((size_t)n, sizeof(*out->items))))
+		ret = out_of_memory(s, err, errlen);
+	for (int i = 0; ret == 0 && out->items && i < n; i++) {
+		struct td_crossing_sum *sum = &out->items[i];
+
+		*sum = (struct td_crossing_sum){
+			.level = (int)get_int(res, i, 3), .nr_rows = (size_t)get_int(res, i, 4),
+			.nr_values = (size_t)get_int(res, i, 5), .sum = get_real(res, i, 6),
+			.min_confidence = get_real(res, i, 7), .nan_confidence = get_bool(res, i, 8),
+		};
+		ret = dup_text(res, i, 2, &sum->path);
+		if (ret < 0)
+			ret = out_of_memory(s, err, errlen);
+		else
+			out->count++;
+	}
+	PQclear(res);
+	free(pattern);
+	free(labels);
+	return ret;
+}
+
 /* ---- deleting ---- */
 
 /*
@@ -1569,5 +1655,6 @@ const struct td_store_ops td_postgres_ops = {
 	.list_runs = pg_list_runs,
 	.find_run_ids = pg_find_run_ids,
 	.read_metrics = pg_read_metrics,
+	.sum_deepest_crossings = pg_sum_deepest_crossings,
 	.delete_batch = pg_delete_batch,
 };

@@ -160,6 +160,19 @@ static const char *const migrations[] = {
 	"  frames text NOT NULL,"
 	"  PRIMARY KEY (run_pk, ordinal)"
 	");",
+	/*
+	 * 3: bottlenecks over many runs from indexes alone (an index-only
+	 * scan reads no table page): which samples a run has, from the
+	 * whole-run rows' scope key and level, which also serves every
+	 * reader metrics_by_scope served; and the few crossing rows with
+	 * what pg_sum_deepest_crossings() adds up of them.
+	 */
+	"CREATE INDEX metrics_samples ON metrics (scope, run_pk, scope_key, level)"
+	"  WHERE interval_seq = -1 AND scope <> 'thread';"
+	"CREATE INDEX metrics_crossing ON metrics (scope, run_pk)"
+	"  INCLUDE (scope_key, ordinal, path, level, value, confidence)"
+	"  WHERE interval_seq = -1 AND scope <> 'thread' AND threshold_crossed;"
+	"DROP INDEX metrics_by_scope;",
 };
 
 #define NR_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -591,12 +604,16 @@ static struct td_store *pg_open(const struct td_store_config *cfg, char *err, si
 	}
 	s->base.ops = &td_postgres_ops;
 	s->base.location = s->location;
-	/* Every float comes back with all its digits (the default before
-	 * PostgreSQL 12 rounds to 15). */
+	/*
+	 * Every float comes back with all its digits (the default before
+	 * PostgreSQL 12 rounds to 15). No JIT: compiling a statement took
+	 * hundreds of milliseconds where running it takes tens (the planner's
+	 * guesses for the bottlenecks statement passed jit_above_cost).
+	 */
 	ret = connect_server(s, cfg->dsn, err, errlen);
 	if (ret == 0)
-		ret = exec_sql(s, "SET extra_float_digits = 3", "cannot set up the session", err,
-			       errlen);
+		ret = exec_sql(s, "SET extra_float_digits = 3; SET jit = off",
+			       "cannot set up the session", err, errlen);
 	if (ret == 0)
 		ret = migrate(s, err, errlen);
 	s->base.schema_version = NR_MIGRATIONS;
@@ -1394,7 +1411,8 @@ static void where_metrics(struct query *q, const struct td_metric_filter *filter
 			  const char *node_pattern)
 {
 	query_param(q, " AND m.scope = $", td_scope_name(filter->scope));
-	/* The terms of metrics_by_scope's WHERE, spelled the same. */
+	/* The terms of the partial indexes' WHERE (metrics_samples,
+	 * metrics_crossing), spelled the same. */
 	query_text(q, " AND m.interval_seq = -1");
 	if (filter->scope != TD_SCOPE_THREAD)
 		query_text(q, " AND m.scope <> 'thread'");
@@ -1416,12 +1434,11 @@ static void where_metrics(struct query *q, const struct td_metric_filter *filter
 
 /* Both queries of read_metrics start alike: the runs filter, the metric
  * rows' filter, and for a limit the newest runs that have such rows. */
-static void metrics_where(struct query *q, const struct td_run_filter *runs,
-			  const struct td_metric_filter *metrics, const char *labels,
-			  const char *pattern)
+/* For a limit, the newest runs r that have matching rows. */
+static void newest_runs(struct query *q, const struct td_run_filter *runs,
+			const struct td_metric_filter *metrics, const char *labels,
+			const char *pattern)
 {
-	where_runs(q, runs, labels);
-	where_metrics(q, metrics, pattern);
 	if (!runs->limit)
 		return;
 	query_text(q, " AND r.pk IN (SELECT r.pk FROM runs r WHERE true");
@@ -1431,6 +1448,15 @@ static void metrics_where(struct query *q, const struct td_run_filter *runs,
 	query_text(q, ") ORDER BY r.started_ns DESC, r.id DESC");
 	limit_runs(q, runs->limit);
 	query_text(q, ")");
+}
+
+static void metrics_where(struct query *q, const struct td_run_filter *runs,
+			  const struct td_metric_filter *metrics, const char *labels,
+			  const char *pattern)
+{
+	where_runs(q, runs, labels);
+	where_metrics(q, metrics, pattern);
+	newest_runs(q, runs, metrics, labels, pattern);
 }
 
 /* The runs that have matching rows, in their order. */
@@ -1529,7 +1555,9 @@ static int pg_read_metrics(struct td_store *store, const struct td_run_filter *r
 
 /*
  * One statement, so one snapshot, and only a row a path crosses the
- * network instead of every row of every run. The ancestors of a crossing
+ * network instead of every row of every run. The rows are read twice, not
+ * kept: once for the samples (metrics_samples), once for the crossing
+ * ones (metrics_crossing), each from its index alone. The ancestors of a crossing
  * row are the parts of its path before each dot; the deepest crossing
  * rows are those that are no crossing row's ancestor in their sample.
  * sum() of double precision adds one value at a time, in the ORDER BY
@@ -1550,12 +1578,21 @@ static int pg_sum_deepest_crossings(struct td_store *store, const struct td_run_
 	if (ret == 0 && metrics->node && !pattern)
 		ret = out_of_memory(s, err, errlen);
 	if (ret == 0) {
-		query_init(&q, "WITH sample_rows AS (SELECT m.run_pk, m.scope_key, m.ordinal,"
-			   " m.path, m.level, m.value, m.threshold_crossed, m.confidence"
-			   " FROM runs r JOIN metrics m ON m.run_pk = r.pk WHERE true");
-		metrics_where(&q, runs, metrics, labels, pattern);
+		query_init(&q, "WITH sample_rows AS NOT MATERIALIZED (SELECT m.run_pk,"
+			   " m.scope_key, m.ordinal, m.path, m.level, m.value, m.threshold_crossed,"
+			   " m.confidence FROM metrics m WHERE true");
+		where_metrics(&q, metrics, pattern);
+		/* Without a run filter, every row's run is there to count. */
+		if (runs->process || runs->run_id || runs->since_ns || runs->before_ns ||
+		    labels || runs->limit) {
+			query_text(&q, " AND m.run_pk IN (SELECT r.pk FROM runs r WHERE true");
+			where_runs(&q, runs, labels);
+			newest_runs(&q, runs, metrics, labels, pattern);
+			query_text(&q, ")");
+		}
 		query_text(&q, "),"
-			   " crossing AS (SELECT * FROM sample_rows WHERE threshold_crossed),"
+			   " crossing AS (SELECT run_pk, scope_key, ordinal, path, level, value,"
+			   "  confidence FROM sample_rows WHERE threshold_crossed),"
 			   " ancestors AS (SELECT c.run_pk, c.scope_key,"
 			   "  array_to_string(c.parts[1:k], '.') AS path"
 			   "  FROM (SELECT run_pk, scope_key, string_to_array(path, '.') AS parts"

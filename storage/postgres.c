@@ -1557,12 +1557,11 @@ static int pg_read_metrics(struct td_store *store, const struct td_run_filter *r
  * One statement, so one snapshot, and only a row a path crosses the
  * network instead of every row of every run. The rows are read twice, not
  * kept: once for the samples (metrics_samples), once for the crossing
- * ones (metrics_crossing), each from its index alone. The ancestors of a crossing
- * row are the parts of its path before each dot; the deepest crossing
- * rows are those that are no crossing row's ancestor in their sample.
- * sum() of double precision adds one value at a time, in the ORDER BY
- * given, as the caller would in C; "0 +" makes a sum of -0 the +0 a sum
- * started at 0 gives.
+ * ones (metrics_crossing), each from its index alone. A crossing row is a
+ * deepest one when no crossing row of its sample starts with its path and
+ * a dot (a sample has a few). sum() of double precision adds one value at
+ * a time, in the ORDER BY given, as the caller would in C; "0 +" makes a
+ * sum of -0 the +0 a sum started at 0 gives.
  */
 static int pg_sum_deepest_crossings(struct td_store *store, const struct td_run_filter *runs,
 				    const struct td_metric_filter *metrics,
@@ -1593,14 +1592,10 @@ static int pg_sum_deepest_crossings(struct td_store *store, const struct td_run_
 		query_text(&q, "),"
 			   " crossing AS (SELECT run_pk, scope_key, ordinal, path, level, value,"
 			   "  confidence FROM sample_rows WHERE threshold_crossed),"
-			   " ancestors AS (SELECT c.run_pk, c.scope_key,"
-			   "  array_to_string(c.parts[1:k], '.') AS path"
-			   "  FROM (SELECT run_pk, scope_key, string_to_array(path, '.') AS parts"
-			   "   FROM crossing) c, generate_series(1, cardinality(c.parts) - 1) k),"
 			   " deepest AS (SELECT c.*, r.started_ns, r.id FROM crossing c"
-			   "  JOIN runs r ON r.pk = c.run_pk WHERE NOT EXISTS (SELECT 1 FROM ancestors a"
-			   "   WHERE a.run_pk = c.run_pk AND a.scope_key = c.scope_key"
-			   "   AND a.path = c.path))"
+			   "  JOIN runs r ON r.pk = c.run_pk WHERE NOT EXISTS (SELECT 1 FROM crossing d"
+			   "   WHERE d.run_pk = c.run_pk AND d.scope_key = c.scope_key"
+			   "   AND starts_with(d.path, c.path || '.')))"
 			   " SELECT t.nr_runs, t.nr_samples, d.path, d.level, d.nr_rows, d.nr_values,"
 			   "  d.sum, d.min_confidence, d.nan_confidence"
 			   " FROM (SELECT count(DISTINCT run_pk) AS nr_runs, count(*) AS nr_samples"

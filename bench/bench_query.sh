@@ -17,7 +17,7 @@
 # that is not. (Lists of runs differ: ids and start times are the store's.)
 #
 # usage: bench/bench_query.sh [BUILD_DIR] [RUNS] [ROUNDS]
-# needs: make bench-tools (build/topdown and build/td-gen-runs); about 3 GB
+# needs: make bench-tools (build/topdown and build/td-gen-runs), psql; about 3 GB
 # of disk per 10,000 runs and backend under BUILD_DIR.
 #
 # BENCH_DB=FILE BENCH_DSN=DSN: use these stores instead of generating new
@@ -36,6 +36,7 @@ work=$out/bench-query
 for tool in "$topdown" "$gen"; do
 	[ -x "$tool" ] || { echo "bench: $tool is missing; run make bench-tools" >&2; exit 1; }
 done
+command -v psql >/dev/null || { echo "bench: psql is missing; install postgresql-client" >&2; exit 1; }
 rm -rf "$work"
 mkdir -p "$work"
 . bench/pg_private.sh
@@ -59,6 +60,10 @@ else
 		echo "generated $runs runs into $backend in $(ms_since "$start") ms" >&2
 	done
 fi
+# A server that has been running has had autovacuum through its tables,
+# which lets the bottlenecks statement read its indexes alone; a store
+# filled a minute ago has not yet.
+psql "${postgres[3]}" -qc "VACUUM (ANALYZE)"
 
 # Median wall time in ms of ROUNDS runs of a command, after one to warm up,
 # and the fastest and slowest of them.

@@ -17,6 +17,8 @@
  * Migrations run under an advisory lock, so agents starting together on
  * a new database apply each one once.
  *
+ * Needs PostgreSQL 12 or later (covering indexes, NOT MATERIALIZED).
+ *
  * Every value reaches SQL as a parameter; COPY data is escaped for the
  * text format. NaN is stored as NULL, as in SQLite, and unsigned 64-bit
  * figures as their signed bit pattern.
@@ -1432,8 +1434,6 @@ static void where_metrics(struct query *q, const struct td_metric_filter *filter
 		query_real(q, " AND m.value >= $", filter->min_value);
 }
 
-/* Both queries of read_metrics start alike: the runs filter, the metric
- * rows' filter, and for a limit the newest runs that have such rows. */
 /* For a limit, the newest runs r that have matching rows. */
 static void newest_runs(struct query *q, const struct td_run_filter *runs,
 			const struct td_metric_filter *metrics, const char *labels,
@@ -1450,6 +1450,8 @@ static void newest_runs(struct query *q, const struct td_run_filter *runs,
 	query_text(q, ")");
 }
 
+/* Both queries of read_metrics start alike: the runs filter, the metric
+ * rows' filter, and for a limit the newest runs that have such rows. */
 static void metrics_where(struct query *q, const struct td_run_filter *runs,
 			  const struct td_metric_filter *metrics, const char *labels,
 			  const char *pattern)

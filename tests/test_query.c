@@ -312,6 +312,26 @@ static void test_bottlenecks_same_on_both(void **state)
 	nftw(dir, backend_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* The server going away mid-session: one line saying so, no answer. */
+static void test_bottlenecks_server_gone(void **state)
+{
+	struct backend *b = backend_of(state);
+	struct td_run *run = new_run("app", 1, NULL);
+	struct td_bottlenecks *x = NULL;
+	struct td_query q = { 0 };
+	int ret;
+
+	add_node(run, "Backend_Bound", 0.6, true);
+	store_run(b, run, NULL);
+	assert_true(pg_pause());
+	ret = td_query_bottlenecks(b->store, &q, &x, b->err, ERRLEN);
+	assert_true(pg_resume());
+	assert_true(ret < 0 && ret != TD_QUERY_NOTHING);
+	assert_null(x);
+	assert_non_null(strstr(b->err, "cannot read the database at postgresql://"));
+	assert_null(strchr(b->err, '\n'));
+}
+
 /* ---- scopes: a thread name, a thread ---- */
 
 static void test_thread_scopes(void **state)
@@ -978,6 +998,7 @@ int main(int argc, char **argv)
 		ON_BOTH(test_bottleneck_is_deepest),
 		ON_BOTH(test_many_bottlenecks),
 		BACKEND_TEST(test_bottlenecks_same_on_both, "postgresql"),
+		BACKEND_TEST(test_bottlenecks_server_gone, "postgresql"),
 		ON_BOTH(test_thread_scopes),
 		ON_BOTH(test_nothing_found),
 		ON_BOTH(test_runs_above),

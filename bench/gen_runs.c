@@ -6,6 +6,7 @@
  *
  *   td-gen-runs --runs N --threads T [--metrics M] [--seed S] [store options]
  *   td-gen-runs --time-one --threads T [--repeat R] [store options]
+ *   td-gen-runs --writers N --seconds S [--threads-max T2] [--threads T] [store options]
  *
  * Store options are the CLI's: --db PATH, or --backend postgresql --dsn DSN.
  *
@@ -17,6 +18,18 @@
  * 10,000 runs span four weeks. Values come from a seeded generator; the
  * odd branches have 5 points more DRAM_Bound, taken from Retiring, so that
  * comparisons find something.
+ *
+ * --writers: a fleet of N agents writing into one store at once (the
+ * fleet bench, bench/bench_fleet.sh). Each is a process that, for S
+ * seconds, makes the run of one agent window of a process with T to T2
+ * threads (whole-run rows only, as the agent stores them), opens the
+ * store, writes the run and closes the store again, as the agent's sink
+ * does every window. Every run carries the label fleet_round (one value
+ * per invocation) and fleet_writer. At the end the ids the writers were
+ * told were stored are checked against the store's: none missing, none
+ * twice, none that no writer stored. Prints one line:
+ *   fleet_round=R writers=N windows=W seconds=E per_second=P failed=F lost=L extra=X
+ * and exits 1 when any write failed or any id is lost, doubled or extra.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,7 +38,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kb.h"
 #include "run.h"
@@ -45,6 +60,7 @@ struct gen {
 	struct node nodes[MAX_NODES];
 	size_t nr_nodes;
 	long threads;
+	long threads_max; /* --writers: threads drawn from threads..threads_max */
 	uint64_t rng;
 };
 
@@ -255,6 +271,178 @@ static int generate(struct gen *g, struct td_store *store, long runs)
 	return 0;
 }
 
+/* ---- a fleet of writers ---- */
+
+/*
+ * One writer: windows until the deadline, each id that was stored sent
+ * down out (a line of 37 bytes, under PIPE_BUF, so the writers' lines
+ * never mix). Returns the number of failed writes, which it reports.
+ */
+static int fleet_writer(struct gen *g, const struct td_store_flags *flags, const char *db,
+			const char *round, long writer, int64_t deadline, int out)
+{
+	char err[1024], value[32], line[TD_RUN_ID_LEN + 1];
+	long fewest = g->threads, span = g->threads_max - g->threads + 1;
+	int failed = 0;
+
+	snprintf(value, sizeof(value), "%ld", writer);
+	for (long i = 0; now_ns(CLOCK_MONOTONIC) < deadline; i++) {
+		struct td_run *run;
+		struct td_store *store;
+		int ret;
+
+		g->threads = fewest + (long)(next_random(g) % (uint64_t)span);
+		run = make_run(g, i, now_ns(CLOCK_REALTIME));
+		if (!run || td_labels_set(&run->labels, "fleet_round", round) < 0 ||
+		    td_labels_set(&run->labels, "fleet_writer", value) < 0) {
+			fprintf(stderr, "td-gen-runs: writer %ld: out of memory\n", writer);
+			td_run_free(run);
+			return failed + 1;
+		}
+		store = td_store_open_flags(flags, db, NULL, 0, err, sizeof(err));
+		ret = store ? td_store_write_run(store, run, err, sizeof(err)) : -errno;
+		td_store_close(store);
+		if (ret == 0) {
+			snprintf(line, sizeof(line), "%s\n", run->id);
+			if (write(out, line, strlen(line)) != (ssize_t)strlen(line))
+				ret = -EIO;
+		}
+		if (ret < 0) {
+			fprintf(stderr, "td-gen-runs: writer %ld: %s\n", writer, err);
+			failed++;
+		}
+		td_run_free(run);
+	}
+	return failed;
+}
+
+static int compare_ids(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* The ids the writers sent, sorted; -1 when memory ran out. */
+static long read_ids(FILE *in, char (**ids)[TD_RUN_ID_LEN])
+{
+	char line[TD_RUN_ID_LEN + 8];
+	long count = 0, cap = 0;
+
+	*ids = NULL;
+	while (fgets(line, sizeof(line), in)) {
+		if (count == cap) {
+			char (*grown)[TD_RUN_ID_LEN] = realloc(*ids, (size_t)(cap = 2 * cap + 1024) *
+							       sizeof(**ids));
+
+			if (!grown)
+				return -1;
+			*ids = grown;
+		}
+		line[strcspn(line, "\n")] = '\0';
+		if (strlen(line) >= TD_RUN_ID_LEN)
+			return -1; /* not what a writer sends */
+		memcpy((*ids)[count++], line, TD_RUN_ID_LEN);
+	}
+	qsort(*ids, (size_t)count, sizeof(**ids), compare_ids);
+	return count;
+}
+
+/*
+ * Compares the sorted ids the writers were told were stored with the runs
+ * of the round in the store: *lost counts ids missing or sent twice,
+ * *extra runs stored that no writer reported (or stored twice).
+ */
+static int check_round(const struct td_store_flags *flags, const char *db, const char *round,
+		       char (*sent)[TD_RUN_ID_LEN], long nr_sent, long *lost, long *extra)
+{
+	struct td_run_summary *runs = NULL;
+	struct td_labels labels;
+	struct td_run_filter filter = { .labels = &labels };
+	struct td_store *store;
+	size_t count = 0;
+	char err[1024];
+	char (*stored)[TD_RUN_ID_LEN] = NULL;
+	long i = 0, j = 0;
+	int ret;
+
+	td_labels_init(&labels);
+	store = td_store_open_flags(flags, db, NULL, 0, err, sizeof(err));
+	ret = store && td_labels_set(&labels, "fleet_round", round) == 0 ? 0 : -1;
+	if (ret == 0)
+		ret = td_store_list_runs(store, &filter, &runs, &count, err, sizeof(err));
+	if (ret == 0 && !(stored = calloc(count + 1, sizeof(*stored))))
+		ret = -ENOMEM;
+	for (size_t k = 0; ret == 0 && k < count; k++)
+		memcpy(stored[k], runs[k].id, TD_RUN_ID_LEN);
+	if (ret == 0)
+		qsort(stored, count, sizeof(*stored), compare_ids);
+	*lost = *extra = 0;
+	/* A merge of the two sorted lists; a repeat on either side counts. */
+	while (ret == 0 && (i < nr_sent || j < (long)count)) {
+		int c = i == nr_sent ? 1 : j == (long)count ? -1 : strcmp(sent[i], stored[j]);
+
+		if (c < 0)
+			++*lost, i++;
+		else if (c > 0)
+			++*extra, j++;
+		else
+			i++, j++;
+	}
+	if (ret < 0)
+		fprintf(stderr, "td-gen-runs: checking the round: %s\n", store ? err : "cannot open");
+	free(stored);
+	td_run_summaries_free(runs, count);
+	td_labels_free(&labels);
+	td_store_close(store);
+	return ret;
+}
+
+static int fleet(struct gen *g, const struct td_store_flags *flags, const char *db,
+		 long writers, long seconds)
+{
+	int64_t start = now_ns(CLOCK_MONOTONIC), deadline = start + seconds * 1000000000LL;
+	char round[32], (*ids)[TD_RUN_ID_LEN] = NULL;
+	long nr_ids, lost = 0, extra = 0, failed = 0;
+	int pipefd[2], status;
+	double elapsed;
+	FILE *in;
+
+	snprintf(round, sizeof(round), "%016llx", (unsigned long long)(next_random(g) ^ start));
+	if (pipe(pipefd) < 0) {
+		perror("td-gen-runs: pipe");
+		return 1;
+	}
+	for (long w = 0; w < writers; w++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("td-gen-runs: fork");
+			return 1; /* the writers started end with their deadline */
+		}
+		if (pid == 0) {
+			close(pipefd[0]);
+			g->rng += (uint64_t)w * 0x9e3779b97f4a7c15ULL; /* each its own values */
+			_exit(fleet_writer(g, flags, db, round, w, deadline, pipefd[1]) ? 1 : 0);
+		}
+	}
+	close(pipefd[1]);
+	in = fdopen(pipefd[0], "r");
+	nr_ids = in ? read_ids(in, &ids) : -1;
+	if (in)
+		fclose(in);
+	while (wait(&status) > 0)
+		failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+	elapsed = (double)(now_ns(CLOCK_MONOTONIC) - start) / 1e9;
+	if (nr_ids < 0 || check_round(flags, db, round, ids, nr_ids, &lost, &extra) < 0) {
+		free(ids);
+		return 1;
+	}
+	printf("fleet_round=%s writers=%ld windows=%ld seconds=%.1f per_second=%.2f "
+	       "failed_writers=%ld lost=%ld extra=%ld\n", round, writers, nr_ids, elapsed,
+	       (double)nr_ids / elapsed, failed, lost, extra);
+	free(ids);
+	return failed || lost || extra;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -265,11 +453,14 @@ int main(int argc, char **argv)
 		{ "db", required_argument, NULL, 'D' },
 		{ "time-one", no_argument, NULL, 'o' },
 		{ "repeat", required_argument, NULL, 'R' },
+		{ "writers", required_argument, NULL, 'w' },
+		{ "seconds", required_argument, NULL, 'S' },
+		{ "threads-max", required_argument, NULL, 'T' },
 		{ 0 }
 	};
 	struct gen g = { .threads = 50, .rng = 1 };
 	struct td_store_flags flags;
-	long runs = 0, metrics = 40, repeat = 10;
+	long runs = 0, metrics = 40, repeat = 10, writers = 0, seconds = 10;
 	const char *db = NULL;
 	bool one = false;
 	struct td_store *store;
@@ -286,19 +477,28 @@ int main(int argc, char **argv)
 		case 'D': db = optarg; break;
 		case 'o': one = true; break;
 		case 'R': repeat = atol(optarg); break;
+		case 'w': writers = atol(optarg); break;
+		case 'S': seconds = atol(optarg); break;
+		case 'T': g.threads_max = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: td-gen-runs (--runs N | --time-one [--repeat R]) "
-				"[--threads T] [--metrics M] [--seed S] [--db PATH | --backend "
-				"postgresql --dsn DSN]\n");
+			fprintf(stderr, "usage: td-gen-runs (--runs N | --time-one [--repeat R] | "
+				"--writers N [--seconds S] [--threads-max T2]) [--threads T] "
+				"[--metrics M] [--seed S] [--db PATH | --backend postgresql --dsn DSN]\n");
 			return 2;
 		}
 	}
-	if ((!one && runs <= 0) || g.threads <= 0 || metrics <= 0 || metrics > MAX_NODES ||
-	    repeat <= 0 || pick_nodes(&g, (size_t)metrics) < 0) {
-		fprintf(stderr, "td-gen-runs: give --runs N (or --time-one), --threads and "
-			"--metrics 1..%d\n", MAX_NODES);
+	if (!g.threads_max)
+		g.threads_max = g.threads;
+	if ((!one && !writers && runs <= 0) || g.threads <= 0 || g.threads_max < g.threads ||
+	    metrics <= 0 || metrics > MAX_NODES || repeat <= 0 || writers < 0 || seconds <= 0 ||
+	    pick_nodes(&g, (size_t)metrics) < 0) {
+		fprintf(stderr, "td-gen-runs: give --runs N (or --time-one, or --writers N with "
+			"--seconds S > 0), --threads T <= --threads-max and --metrics 1..%d\n",
+			MAX_NODES);
 		return 2;
 	}
+	if (writers)
+		return fleet(&g, &flags, db, writers, seconds);
 	store = td_store_open_flags(&flags, db, NULL, 0, err, sizeof(err));
 	if (!store) {
 		fprintf(stderr, "td-gen-runs: %s\n", err);

@@ -27,6 +27,10 @@ struct td_store_ops {
 	int (*read_metrics)(struct td_store *store, const struct td_run_filter *runs,
 			    const struct td_metric_filter *metrics, struct td_run_metrics **out,
 			    size_t *count, char *err, size_t errlen);
+	/* NULL: td_store_sum_deepest_crossings() says -EOPNOTSUPP. */
+	int (*sum_deepest_crossings)(struct td_store *store, const struct td_run_filter *runs,
+				     const struct td_metric_filter *metrics,
+				     struct td_crossing_sums *out, char *err, size_t errlen);
 	/* One transaction: the oldest up to batch runs matching filter. */
 	int (*delete_batch)(struct td_store *store, const struct td_run_filter *filter,
 			    size_t batch, size_t *deleted, char *err, size_t errlen);

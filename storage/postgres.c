@@ -17,6 +17,8 @@
  * Migrations run under an advisory lock, so agents starting together on
  * a new database apply each one once.
  *
+ * Needs PostgreSQL 12 or later (covering indexes, NOT MATERIALIZED).
+ *
  * Every value reaches SQL as a parameter; COPY data is escaped for the
  * text format. NaN is stored as NULL, as in SQLite, and unsigned 64-bit
  * figures as their signed bit pattern.
@@ -160,6 +162,19 @@ static const char *const migrations[] = {
 	"  frames text NOT NULL,"
 	"  PRIMARY KEY (run_pk, ordinal)"
 	");",
+	/*
+	 * 3: bottlenecks over many runs from indexes alone (an index-only
+	 * scan reads no table page): which samples a run has, from the
+	 * whole-run rows' scope key and level, which also serves every
+	 * reader metrics_by_scope served; and the few crossing rows with
+	 * what pg_sum_deepest_crossings() adds up of them.
+	 */
+	"CREATE INDEX metrics_samples ON metrics (scope, run_pk, scope_key, level)"
+	"  WHERE interval_seq = -1 AND scope <> 'thread';"
+	"CREATE INDEX metrics_crossing ON metrics (scope, run_pk)"
+	"  INCLUDE (scope_key, ordinal, path, level, value, confidence)"
+	"  WHERE interval_seq = -1 AND scope <> 'thread' AND threshold_crossed;"
+	"DROP INDEX metrics_by_scope;",
 };
 
 #define NR_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -591,12 +606,16 @@ static struct td_store *pg_open(const struct td_store_config *cfg, char *err, si
 	}
 	s->base.ops = &td_postgres_ops;
 	s->base.location = s->location;
-	/* Every float comes back with all its digits (the default before
-	 * PostgreSQL 12 rounds to 15). */
+	/*
+	 * Every float comes back with all its digits (the default before
+	 * PostgreSQL 12 rounds to 15). No JIT: compiling a statement took
+	 * hundreds of milliseconds where running it takes tens (the planner's
+	 * guesses for the bottlenecks statement passed jit_above_cost).
+	 */
 	ret = connect_server(s, cfg->dsn, err, errlen);
 	if (ret == 0)
-		ret = exec_sql(s, "SET extra_float_digits = 3", "cannot set up the session", err,
-			       errlen);
+		ret = exec_sql(s, "SET extra_float_digits = 3; SET jit = off",
+			       "cannot set up the session", err, errlen);
 	if (ret == 0)
 		ret = migrate(s, err, errlen);
 	s->base.schema_version = NR_MIGRATIONS;
@@ -1394,7 +1413,8 @@ static void where_metrics(struct query *q, const struct td_metric_filter *filter
 			  const char *node_pattern)
 {
 	query_param(q, " AND m.scope = $", td_scope_name(filter->scope));
-	/* The terms of metrics_by_scope's WHERE, spelled the same. */
+	/* The terms of the partial indexes' WHERE (metrics_samples,
+	 * metrics_crossing), spelled the same. */
 	query_text(q, " AND m.interval_seq = -1");
 	if (filter->scope != TD_SCOPE_THREAD)
 		query_text(q, " AND m.scope <> 'thread'");
@@ -1414,14 +1434,11 @@ static void where_metrics(struct query *q, const struct td_metric_filter *filter
 		query_real(q, " AND m.value >= $", filter->min_value);
 }
 
-/* Both queries of read_metrics start alike: the runs filter, the metric
- * rows' filter, and for a limit the newest runs that have such rows. */
-static void metrics_where(struct query *q, const struct td_run_filter *runs,
-			  const struct td_metric_filter *metrics, const char *labels,
-			  const char *pattern)
+/* For a limit, the newest runs r that have matching rows. */
+static void newest_runs(struct query *q, const struct td_run_filter *runs,
+			const struct td_metric_filter *metrics, const char *labels,
+			const char *pattern)
 {
-	where_runs(q, runs, labels);
-	where_metrics(q, metrics, pattern);
 	if (!runs->limit)
 		return;
 	query_text(q, " AND r.pk IN (SELECT r.pk FROM runs r WHERE true");
@@ -1431,6 +1448,17 @@ static void metrics_where(struct query *q, const struct td_run_filter *runs,
 	query_text(q, ") ORDER BY r.started_ns DESC, r.id DESC");
 	limit_runs(q, runs->limit);
 	query_text(q, ")");
+}
+
+/* Both queries of read_metrics start alike: the runs filter, the metric
+ * rows' filter, and for a limit the newest runs that have such rows. */
+static void metrics_where(struct query *q, const struct td_run_filter *runs,
+			  const struct td_metric_filter *metrics, const char *labels,
+			  const char *pattern)
+{
+	where_runs(q, runs, labels);
+	where_metrics(q, metrics, pattern);
+	newest_runs(q, runs, metrics, labels, pattern);
 }
 
 /* The runs that have matching rows, in their order. */
@@ -1521,6 +1549,98 @@ static int pg_read_metrics(struct td_store *store, const struct td_run_filter *r
 	return td_metrics_result_finish(&result, ret, out, count);
 }
 
+/* ---- deepest crossing rows, added up on the server ---- */
+
+/* How the rows of the deepest crossing ones are ordered: the samples as
+ * td_store_sum_deepest_crossings() has them added (storage.h). */
+#define SAMPLE_ORDER "started_ns DESC, id DESC, scope_key COLLATE \"C\", ordinal"
+
+/*
+ * One statement, so one snapshot, and only a row a path crosses the
+ * network instead of every row of every run. The rows are read twice, not
+ * kept: once for the samples (metrics_samples), once for the crossing
+ * ones (metrics_crossing), each from its index alone. A crossing row is a
+ * deepest one when no crossing row of its sample starts with its path and
+ * a dot (a sample has a few). sum() of double precision adds one value at
+ * a time, in the ORDER BY given, as the caller would in C; "0 +" makes a
+ * sum of -0 the +0 a sum started at 0 gives.
+ */
+static int pg_sum_deepest_crossings(struct td_store *store, const struct td_run_filter *runs,
+				    const struct td_metric_filter *metrics,
+				    struct td_crossing_sums *out, char *err, size_t errlen)
+{
+	struct pg_store *s = to_pg(store);
+	char *pattern = metrics->node ? td_like_suffix_pattern(metrics->node) : NULL;
+	PGresult *res = NULL;
+	struct query q;
+	char *labels;
+	int ret = filter_labels(s, runs, &labels, err, errlen), n = 0;
+
+	if (ret == 0 && metrics->node && !pattern)
+		ret = out_of_memory(s, err, errlen);
+	if (ret == 0) {
+		query_init(&q, "WITH sample_rows AS NOT MATERIALIZED (SELECT m.run_pk,"
+			   " m.scope_key, m.ordinal, m.path, m.level, m.value, m.threshold_crossed,"
+			   " m.confidence FROM metrics m WHERE true");
+		where_metrics(&q, metrics, pattern);
+		/* Without a run filter, every row's run is there to count. */
+		if (runs->process || runs->run_id || runs->since_ns || runs->before_ns ||
+		    labels || runs->limit) {
+			query_text(&q, " AND m.run_pk IN (SELECT r.pk FROM runs r WHERE true");
+			where_runs(&q, runs, labels);
+			newest_runs(&q, runs, metrics, labels, pattern);
+			query_text(&q, ")");
+		}
+		query_text(&q, "),"
+			   " crossing AS (SELECT run_pk, scope_key, ordinal, path, level, value,"
+			   "  confidence FROM sample_rows WHERE threshold_crossed),"
+			   " deepest AS (SELECT c.*, r.started_ns, r.id FROM crossing c"
+			   "  JOIN runs r ON r.pk = c.run_pk WHERE NOT EXISTS (SELECT 1 FROM crossing d"
+			   "   WHERE d.run_pk = c.run_pk AND d.scope_key = c.scope_key"
+			   "   AND starts_with(d.path, c.path || '.')))"
+			   " SELECT t.nr_runs, t.nr_samples, d.path, d.level, d.nr_rows, d.nr_values,"
+			   "  d.sum, d.min_confidence, d.nan_confidence"
+			   " FROM (SELECT count(DISTINCT run_pk) AS nr_runs, count(*) AS nr_samples"
+			   "  FROM (SELECT DISTINCT run_pk, scope_key FROM sample_rows) k) t"
+			   " LEFT JOIN (SELECT path,"
+			   "  (array_agg(level ORDER BY " SAMPLE_ORDER "))[1] AS level,"
+			   "  count(*) AS nr_rows, count(value) AS nr_values,"
+			   "  0 + coalesce(sum(value ORDER BY " SAMPLE_ORDER "), 0) AS sum,"
+			   "  min(confidence) AS min_confidence,"
+			   "  bool_or(confidence IS NULL) AS nan_confidence"
+			   "  FROM deepest GROUP BY path) d ON true"
+			   " ORDER BY d.path COLLATE \"C\"");
+		ret = query_exec(s, &q, PGRES_TUPLES_OK, &res, "cannot read the database", err,
+				 errlen);
+	}
+	n = ret == 0 ? PQntuples(res) : 0;
+	if (n) {
+		out->nr_runs = (size_t)get_int(res, 0, 0);
+		out->nr_samples = (size_t)get_int(res, 0, 1);
+	}
+	/* Without a deepest crossing row the one row has NULL for the rest. */
+	if (n && !is_null(res, 0, 2) && !(out->items = calloc((size_t)n, sizeof(*out->items))))
+		ret = out_of_memory(s, err, errlen);
+	for (int i = 0; ret == 0 && out->items && i < n; i++) {
+		struct td_crossing_sum *sum = &out->items[i];
+
+		*sum = (struct td_crossing_sum){
+			.level = (int)get_int(res, i, 3), .nr_rows = (size_t)get_int(res, i, 4),
+			.nr_values = (size_t)get_int(res, i, 5), .sum = get_real(res, i, 6),
+			.min_confidence = get_real(res, i, 7), .nan_confidence = get_bool(res, i, 8),
+		};
+		ret = dup_text(res, i, 2, &sum->path);
+		if (ret < 0)
+			ret = out_of_memory(s, err, errlen);
+		else
+			out->count++;
+	}
+	PQclear(res);
+	free(pattern);
+	free(labels);
+	return ret;
+}
+
 /* ---- deleting ---- */
 
 /*
@@ -1569,5 +1689,6 @@ const struct td_store_ops td_postgres_ops = {
 	.list_runs = pg_list_runs,
 	.find_run_ids = pg_find_run_ids,
 	.read_metrics = pg_read_metrics,
+	.sum_deepest_crossings = pg_sum_deepest_crossings,
 	.delete_batch = pg_delete_batch,
 };

@@ -291,28 +291,86 @@ static bool valid_scope(enum td_metric_scope scope)
 	return scope == TD_SCOPE_THREAD || scope == TD_SCOPE_GROUP || scope == TD_SCOPE_PROCESS;
 }
 
+static const struct td_run_filter any_run;
+
+/* The metric filter a backend sees: metrics or every process row, with
+ * no value bound as NaN. -EINVAL for a scope that does not exist. */
+static int metric_filter_of(const struct td_metric_filter *metrics,
+			    struct td_metric_filter *filter, char *err, size_t errlen)
+{
+	static const struct td_metric_filter process_rows = { .scope = TD_SCOPE_PROCESS };
+
+	*filter = metrics ? *metrics : process_rows;
+	if (!valid_scope(filter->scope)) {
+		snprintf(err, errlen, "cannot read metric rows of scope %d, which does not exist; "
+			 "this is a bug in the caller", (int)filter->scope);
+		return -EINVAL;
+	}
+	if (filter->min_value == 0)
+		filter->min_value = NAN;
+	return 0;
+}
+
 int td_store_read_metrics(struct td_store *store, const struct td_run_filter *runs,
 			  const struct td_metric_filter *metrics,
 			  struct td_run_metrics **out, size_t *count, char *err, size_t errlen)
 {
-	static const struct td_run_filter any_run;
-	static const struct td_metric_filter process_rows = { .scope = TD_SCOPE_PROCESS };
 	struct td_metric_filter filter;
+	int ret;
 
 	if (!store || !out || !count)
 		return caller_bug(err, errlen, "read metrics");
 	*out = NULL;
 	*count = 0;
-	filter = metrics ? *metrics : process_rows;
-	if (!valid_scope(filter.scope)) {
-		snprintf(err, errlen, "cannot read metric rows of scope %d, which does not exist; "
-			 "this is a bug in the caller", (int)filter.scope);
-		return -EINVAL;
-	}
-	if (filter.min_value == 0)
-		filter.min_value = NAN;
+	ret = metric_filter_of(metrics, &filter, err, errlen);
+	if (ret < 0)
+		return ret;
 	return store->ops->read_metrics(store, runs ? runs : &any_run, &filter, out, count,
 					err, errlen);
+}
+
+int td_store_sum_deepest_crossings(struct td_store *store, const struct td_run_filter *runs,
+				   const struct td_metric_filter *metrics,
+				   struct td_crossing_sums **out, char *err, size_t errlen)
+{
+	struct td_metric_filter filter;
+	struct td_crossing_sums *sums;
+	int ret;
+
+	if (!store || !out)
+		return caller_bug(err, errlen, "sum metric rows");
+	*out = NULL;
+	if (!store->ops->sum_deepest_crossings) {
+		snprintf(err, errlen, "the %s backend does not sum rows where they are stored; "
+			 "read them with td_store_read_metrics", store->ops->name);
+		return -EOPNOTSUPP;
+	}
+	ret = metric_filter_of(metrics, &filter, err, errlen);
+	if (ret < 0)
+		return ret;
+	sums = calloc(1, sizeof(*sums));
+	if (!sums) {
+		snprintf(err, errlen, "out of memory summing metric rows; free memory and retry");
+		return -ENOMEM;
+	}
+	ret = store->ops->sum_deepest_crossings(store, runs ? runs : &any_run, &filter, sums,
+						err, errlen);
+	if (ret < 0) {
+		td_crossing_sums_free(sums);
+		return ret;
+	}
+	*out = sums;
+	return 0;
+}
+
+void td_crossing_sums_free(struct td_crossing_sums *sums)
+{
+	if (!sums)
+		return;
+	for (size_t i = 0; i < sums->count; i++)
+		free(sums->items[i].path);
+	free(sums->items);
+	free(sums);
 }
 
 static void metric_rows_free(struct td_metric_row *rows, size_t count)

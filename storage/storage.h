@@ -169,6 +169,46 @@ int td_store_read_metrics(struct td_store *store, const struct td_run_filter *ru
 void td_run_metrics_free(struct td_run_metrics *items, size_t count);
 
 /*
+ * The deepest crossing rows of many runs, added up where they are stored.
+ * A sample is the rows of one run for one scope key (td_store_read_metrics
+ * with the same filters, split by scope key); a row of a sample is a
+ * deepest crossing one when its threshold is crossed and no crossing row
+ * of the sample lies under it (its path starts with the row's path and a
+ * dot). For each path that is one somewhere, the sums below.
+ *
+ * Values are added one at a time in the order the samples come in: the
+ * runs as td_store_read_metrics gives them (newest first), a run's samples
+ * by scope key in byte order. A caller adding the same rows in that order
+ * gets the same bits, whichever backend answered.
+ */
+struct td_crossing_sum {
+	char *path;
+	int level;              /* of the first of its rows */
+	size_t nr_rows;         /* samples where it is the deepest crossing row */
+	size_t nr_values;       /* those of them with a value (not NaN) */
+	double sum;             /* of those values, +0 when none */
+	double min_confidence;  /* the lowest that is a number; NaN: none */
+	bool nan_confidence;    /* a row had no confidence (NaN) */
+};
+
+struct td_crossing_sums {
+	size_t nr_runs, nr_samples; /* that have rows matching the filters */
+	size_t count;
+	struct td_crossing_sum *items; /* by path, in byte order */
+};
+
+/*
+ * The sums over the runs matching runs (NULL: all) and their rows matching
+ * metrics; free with td_crossing_sums_free(). -EOPNOTSUPP when the backend
+ * does not add up where the rows are (SQLite, whose rows are read
+ * in-process anyway): the caller then reads the rows itself.
+ */
+int td_store_sum_deepest_crossings(struct td_store *store, const struct td_run_filter *runs,
+				   const struct td_metric_filter *metrics,
+				   struct td_crossing_sums **out, char *err, size_t errlen);
+void td_crossing_sums_free(struct td_crossing_sums *sums);
+
+/*
  * Deletes the runs matching filter (NULL or empty: every run) with
  * everything they hold, oldest first, batch runs per transaction, so a
  * collector writing at the same time never waits long. *deleted counts

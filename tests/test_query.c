@@ -201,6 +201,137 @@ static void test_many_bottlenecks(void **state)
 	td_bottlenecks_free(x);
 }
 
+/*
+ * PostgreSQL adds the deepest crossing rows up on the server, SQLite's
+ * are added up here from the rows: the same runs in both must give the
+ * same bits. Random rows with what could set them apart: NaN values and
+ * confidences, -0, several pids (byte order is not numeric order), runs
+ * that start at the same time, paths that share a start without being
+ * under each other ("A.B" and "A.BC"), LIKE's metacharacters, a crossing
+ * row under one that does not cross.
+ */
+static uint64_t parity_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static double parity_uniform(uint64_t *state)
+{
+	return (double)(parity_random(state) >> 11) / 9007199254740992.0;
+}
+
+static void assert_same_bits(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		assert_true(isnan(a) && isnan(b));
+	else if (a != b || signbit(a) != signbit(b))
+		fail_msg("%.17g differs from %.17g", a, b);
+}
+
+static void assert_same_bottlenecks(const struct td_bottlenecks *x, const struct td_bottlenecks *y)
+{
+	assert_int_equal(x->nr_runs, y->nr_runs);
+	assert_int_equal(x->nr_samples, y->nr_samples);
+	assert_int_equal(x->count, y->count);
+	for (size_t i = 0; i < x->count; i++) {
+		assert_string_equal(x->items[i].path, y->items[i].path);
+		assert_int_equal(x->items[i].level, y->items[i].level);
+		assert_int_equal(x->items[i].nr_samples, y->items[i].nr_samples);
+		assert_same_bits(x->items[i].value, y->items[i].value);
+		assert_same_bits(x->items[i].confidence, y->items[i].confidence);
+		assert_int_equal(x->items[i].low_confidence, y->items[i].low_confidence);
+	}
+}
+
+static void test_bottlenecks_same_on_both(void **state)
+{
+	static const char *const paths[] = {
+		"A", "A.B", "A.B.C", "A.BC", "A.B.C.D", "A_B", "A_B.x%y", "Z", "Z.Y",
+	};
+	static const char *const pids[] = { "100", "20", "3" };
+	static const char *const groups[] = { "io_thd_*", "main" };
+	struct backend *b = backend_of(state);
+	struct td_store_config cfg = { .path = NULL };
+	char dir[] = "/tmp/td-parity-XXXXXX", path[64];
+	struct td_labels labels;
+	struct td_query queries[] = {
+		{ .max_level = 0 }, { .max_level = 1 }, { .max_level = 2 }, { .thread = "io_thd_7" },
+		{ .thread = "main" }, { .runs = { .labels = &labels } }, { .runs = { .limit = 7 } },
+		{ .runs = { .labels = &labels, .limit = 3 }, .max_level = 3 }, { .top_n = 2 },
+	};
+	struct td_store *sqlite;
+	uint64_t rng = 7;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/data.db", dir);
+	cfg.path = path;
+	sqlite = td_store_open(&cfg, b->err, ERRLEN);
+	assert_non_null(sqlite);
+	for (int r = 0; r < 80; r++) {
+		struct td_run *run = new_run("app", r / 3, r % 2 ? "k=odd" : "k=even");
+
+		for (size_t k = 0; k < 5; k++) {
+			enum td_metric_scope scope = k < 3 ? TD_SCOPE_PROCESS : TD_SCOPE_GROUP;
+			const char *key = k < 3 ? pids[k] : groups[k - 3];
+
+			for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+				double v = parity_uniform(&rng), value = v < 0.05 ? NAN
+					  : v < 0.08 ? -0.0 : parity_uniform(&rng);
+				double c = parity_uniform(&rng), confidence = c < 0.05 ? NAN
+					  : c < 0.3 ? 0.3 : 1.0;
+
+				if (parity_uniform(&rng) < 0.2)
+					continue; /* not every sample has every node */
+				add_row(run, scope, key, paths[i], value,
+					parity_uniform(&rng) < 0.45, confidence);
+			}
+		}
+		/* Written to SQLite first: the run gets its id there. */
+		if (td_store_write_run(sqlite, run, b->err, ERRLEN) != 0)
+			fail_msg("SQLite write failed: %s", b->err);
+		store_run(b, run, NULL);
+	}
+	td_labels_init(&labels);
+	td_labels_set(&labels, "k", "odd");
+	for (size_t i = 0; i < sizeof(queries) / sizeof(queries[0]); i++) {
+		struct td_bottlenecks *x = NULL, *y = NULL;
+
+		assert_int_equal(td_query_bottlenecks(b->store, &queries[i], &x, b->err, ERRLEN), 0);
+		assert_int_equal(td_query_bottlenecks(sqlite, &queries[i], &y, b->err, ERRLEN), 0);
+		assert_true(x->count > 0);
+		assert_same_bottlenecks(x, y);
+		td_bottlenecks_free(x);
+		td_bottlenecks_free(y);
+	}
+	td_labels_free(&labels);
+	td_store_close(sqlite);
+	nftw(dir, backend_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The server going away mid-session: one line saying so, no answer. */
+static void test_bottlenecks_server_gone(void **state)
+{
+	struct backend *b = backend_of(state);
+	struct td_run *run = new_run("app", 1, NULL);
+	struct td_bottlenecks *x = NULL;
+	struct td_query q = { 0 };
+	int ret;
+
+	add_node(run, "Backend_Bound", 0.6, true);
+	store_run(b, run, NULL);
+	assert_true(pg_pause());
+	ret = td_query_bottlenecks(b->store, &q, &x, b->err, ERRLEN);
+	assert_true(pg_resume());
+	assert_true(ret < 0 && ret != TD_QUERY_NOTHING);
+	assert_null(x);
+	assert_non_null(strstr(b->err, "cannot read the database at postgresql://"));
+	assert_null(strchr(b->err, '\n'));
+}
+
 /* ---- scopes: a thread name, a thread ---- */
 
 static void test_thread_scopes(void **state)
@@ -866,6 +997,8 @@ int main(int argc, char **argv)
 		ON_BOTH(test_bottlenecks),
 		ON_BOTH(test_bottleneck_is_deepest),
 		ON_BOTH(test_many_bottlenecks),
+		BACKEND_TEST(test_bottlenecks_same_on_both, "postgresql"),
+		BACKEND_TEST(test_bottlenecks_server_gone, "postgresql"),
 		ON_BOTH(test_thread_scopes),
 		ON_BOTH(test_nothing_found),
 		ON_BOTH(test_runs_above),

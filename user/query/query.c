@@ -572,32 +572,94 @@ static int compare_bottlenecks(const void *a, const void *b)
 	return compare_desc(x->value, y->value) ?: strcmp(x->path, y->path);
 }
 
-static int fill_bottlenecks(const struct series_table *t, size_t top_n,
-			    struct td_bottlenecks *out)
+/* Appends one bottleneck to out, whose items have room for it. */
+static int add_bottleneck(struct td_bottlenecks *out, const char *path, int level, double value,
+			  size_t nr_samples, double confidence, bool low_confidence)
 {
-	out->items = calloc(t->count + 1, sizeof(*out->items));
-	if (!out->items)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->count; i++) {
-		const struct series *s = &t->items[i];
-		struct td_bottleneck *b = &out->items[out->count];
-		struct td_sample_stats st;
+	struct td_bottleneck *b = &out->items[out->count];
 
-		td_sample_describe(s->values, s->nr_rows, &st);
-		*b = (struct td_bottleneck){
-			.path = strdup(s->path), .level = s->level, .value = st.mean,
-			.nr_samples = s->nr_rows, .confidence = s->confidence,
-			.low_confidence = s->low_confidence,
-		};
-		if (!b->path)
-			return -ENOMEM;
-		b->name = td_node_name(b->path);
-		out->count++;
-	}
+	*b = (struct td_bottleneck){
+		.path = strdup(path), .level = level, .value = value, .nr_samples = nr_samples,
+		.confidence = confidence, .low_confidence = low_confidence,
+	};
+	if (!b->path)
+		return -ENOMEM;
+	b->name = td_node_name(b->path);
+	out->count++;
+	return 0;
+}
+
+/* Most frequent first, then largest; the top_n of them (0: all). */
+static void rank_bottlenecks(struct td_bottlenecks *out, size_t top_n)
+{
 	qsort(out->items, out->count, sizeof(*out->items), compare_bottlenecks);
 	while (top_n && out->count > top_n)
 		free(out->items[--out->count].path);
-	return 0;
+}
+
+/*
+ * From the rows themselves, for a store that leaves the adding up to us:
+ * the deepest crossing rows of every sample, one series per path.
+ */
+static int bottlenecks_of_rows(struct td_store *store, const struct td_query *q,
+			       const struct scope_choice *scope, struct td_bottlenecks *out,
+			       char *err, size_t errlen)
+{
+	struct series_table table = { 0 };
+	struct samples set;
+	int ret;
+
+	ret = load_samples(store, &q->runs, scope, "the filters", &set, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = table_init(&table, total_rows(&set));
+	for (size_t i = 0; ret == 0 && i < set.count; i++) {
+		const struct sample *sm = &set.items[i];
+
+		for (size_t j = 0; ret == 0 && j < sm->nr_rows; j++)
+			if (is_bottleneck(sm, sm->rows[j]))
+				ret = table_add_row(&table, NULL, sm->rows[j]);
+	}
+	out->nr_runs = set.nr_runs;
+	out->nr_samples = set.count;
+	if (ret == 0 && !(out->items = calloc(table.count + 1, sizeof(*out->items))))
+		ret = -ENOMEM;
+	for (size_t i = 0; ret == 0 && i < table.count; i++) {
+		const struct series *s = &table.items[i];
+		struct td_sample_stats st;
+
+		td_sample_describe(s->values, s->nr_rows, &st);
+		ret = add_bottleneck(out, s->path, s->level, st.mean, s->nr_rows, s->confidence,
+				     s->low_confidence);
+	}
+	table_free(&table);
+	samples_free(&set);
+	return ret < 0 ? no_memory(err, errlen) : 0;
+}
+
+/*
+ * From what the store added up where the rows are. The mean is the sum
+ * over the count, as td_sample_describe() has it from the same values in
+ * the same order; a NaN confidence counts as low (td_metric_low_confidence),
+ * so the lowest number decides only when there was none.
+ */
+static int bottlenecks_of_sums(const struct td_crossing_sums *sums, struct td_bottlenecks *out)
+{
+	int ret = 0;
+
+	out->nr_runs = sums->nr_runs;
+	out->nr_samples = sums->nr_samples;
+	out->items = calloc(sums->count + 1, sizeof(*out->items));
+	if (!out->items)
+		return -ENOMEM;
+	for (size_t i = 0; ret == 0 && i < sums->count; i++) {
+		const struct td_crossing_sum *c = &sums->items[i];
+		double mean = c->nr_values ? c->sum / (double)c->nr_values : NAN;
+
+		ret = add_bottleneck(out, c->path, c->level, mean, c->nr_rows, c->min_confidence,
+				     c->nan_confidence || td_metric_low_confidence(c->min_confidence));
+	}
+	return ret;
 }
 
 void td_bottlenecks_free(struct td_bottlenecks *b)
@@ -610,41 +672,36 @@ void td_bottlenecks_free(struct td_bottlenecks *b)
 	free(b);
 }
 
+/*
+ * A store that can (PostgreSQL) adds the deepest crossing rows up where
+ * they are: over thousands of runs, sending every row to be added here
+ * took longer than the rest of the question.
+ */
 int td_query_bottlenecks(struct td_store *store, const struct td_query *q,
 			 struct td_bottlenecks **out, char *err, size_t errlen)
 {
+	struct td_crossing_sums *sums = NULL;
+	struct td_bottlenecks *result;
 	struct scope_choice scope;
-	struct series_table table = { 0 };
-	struct td_bottlenecks *result = NULL;
-	struct samples set;
 	int ret;
 
 	*out = NULL;
+	if (!(result = calloc(1, sizeof(*result))))
+		return no_memory(err, errlen);
 	choose_scope(q, &scope);
-	ret = load_samples(store, &q->runs, &scope, "the filters", &set, err, errlen);
-	if (ret < 0)
-		return ret;
-	ret = table_init(&table, total_rows(&set));
-	for (size_t i = 0; ret == 0 && i < set.count; i++) {
-		const struct sample *sm = &set.items[i];
-
-		for (size_t j = 0; ret == 0 && j < sm->nr_rows; j++)
-			if (is_bottleneck(sm, sm->rows[j]))
-				ret = table_add_row(&table, NULL, sm->rows[j]);
-	}
-	if (ret == 0 && !(result = calloc(1, sizeof(*result))))
-		ret = -ENOMEM;
-	if (ret == 0) {
-		result->nr_runs = set.nr_runs;
-		result->nr_samples = set.count;
-		ret = fill_bottlenecks(&table, q->top_n, result);
-	}
-	table_free(&table);
-	samples_free(&set);
+	ret = td_store_sum_deepest_crossings(store, &q->runs, &scope.filter, &sums, err, errlen);
+	if (ret == -EOPNOTSUPP)
+		ret = bottlenecks_of_rows(store, q, &scope, result, err, errlen);
+	else if (ret == 0 && !sums->nr_samples)
+		ret = nothing_found(store, &q->runs, "the filters", scope.described, err, errlen);
+	else if (ret == 0 && bottlenecks_of_sums(sums, result) < 0)
+		ret = no_memory(err, errlen);
+	td_crossing_sums_free(sums);
 	if (ret < 0) {
 		td_bottlenecks_free(result);
-		return no_memory(err, errlen);
+		return ret;
 	}
+	rank_bottlenecks(result, q->top_n);
 	*out = result;
 	return 0;
 }

@@ -108,13 +108,14 @@ WORKLOAD := $(OUT)/td-workload
 # curl and prometheus (for its promtool) check the agent's /metrics and the
 # MCP server's HTTP transport in tests;
 # chromium runs the flame graph's page in tests/browser; tmux drives
-# topdown top's screen in tests/check_top.sh.
+# topdown top's screen in tests/check_top.sh; wget is what debootstrap
+# downloads with (the kernel lab's systemd guest, tests/vm/systemd.sh).
 DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	libpfm4-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev \
 	libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libncurses-dev \
 	pkg-config make gcc libclang-rt-14-dev valgrind linux-perf \
 	postgresql sqlite3 procps systemd rpm groff-base curl prometheus \
-	qemu-system-x86 cpio chromium tmux
+	qemu-system-x86 cpio wget chromium tmux
 # Foreign architectures apt must know, and the cross builds make test
 # runs: cross/arm64.mk adds them. The cross builds fetch their libraries
 # into a sysroot (cross/sysroot.sh); nothing of those is installed.

@@ -268,6 +268,31 @@ static void test_db_in_state_directory(void **state)
 	assert_non_null(strstr(r.out, "\nTOPDOWN_DB_PATH=\"/var/lib/topdown/runs.db\"\n"));
 }
 
+/*
+ * No store given: the runs go to the state directory, since the agent's
+ * own default (~/.topdown/data.db) fails under the unit, where systemd
+ * sets no HOME and ProtectHome=yes hides /root (seen on Debian 12's
+ * systemd 252, tests/vm/systemd.sh). A PostgreSQL store takes no path.
+ */
+static void test_default_store_in_state_directory(void **state)
+{
+	const char *sqlite[] = { "--process", "nginx", "--preview", NULL };
+	const char *postgres[] = { "--process", "nginx", "--dsn", "postgresql://td@db/td", "--preview",
+				   NULL };
+	struct cli_result r;
+
+	(void)state;
+	run_service(&r, "install-service", sqlite);
+	if (r.status)
+		fail_msg("install-service failed: %s", r.err);
+	assert_non_null(strstr(r.out, "\nTOPDOWN_DB_PATH=\"/var/lib/topdown/runs.db\"\n"));
+	assert_null(strstr(r.out, "ReadWritePaths"));
+	run_service(&r, "install-service", postgres);
+	if (r.status)
+		fail_msg("install-service failed: %s", r.err);
+	assert_null(strstr(r.out, "\nTOPDOWN_DB_PATH="));
+}
+
 static void test_install_writes_files_with_modes(void **state)
 {
 	const char *install[] = { "--system-wide", "--level", "1", "--label", "team=perf",
@@ -454,6 +479,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_preview_shows_both_files_and_writes_nothing,
 						make_scratch, remove_scratch),
 		cmocka_unit_test_setup_teardown(test_db_in_state_directory, make_scratch, remove_scratch),
+		cmocka_unit_test_setup_teardown(test_default_store_in_state_directory, make_scratch,
+						remove_scratch),
 		cmocka_unit_test_setup_teardown(test_install_writes_files_with_modes, make_scratch,
 						remove_scratch),
 		cmocka_unit_test_setup_teardown(test_refuses_bad_input, make_scratch, remove_scratch),

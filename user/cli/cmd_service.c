@@ -42,6 +42,7 @@ extern char **environ;
 #define DEFAULT_UNIT_DIR "/etc/systemd/system"
 #define DEFAULT_ENV_FILE "/etc/topdown/agent.env"
 #define STATE_DIR "/var/lib/topdown" /* the unit's StateDirectory=topdown */
+#define DEFAULT_SERVICE_DB STATE_DIR "/runs.db"
 #define MAX_PROCESSES 32
 #define NR_AGENT_VALUES 5 /* --every, --duration, --level, --max-overhead, --metrics-listen */
 #define EVERY_VALUE 0     /* their places in install_args.values */
@@ -172,7 +173,7 @@ static int check_db(const char *db, char *db_dir, size_t len, char *err, size_t 
 	*strrchr(db_dir, '/') = '\0';
 	if (!db_dir[0]) {
 		snprintf(err, errlen, "--db %.64s would make / writable for the service; choose a file "
-			 "in a directory of its own, e.g. " STATE_DIR "/runs.db", db);
+			 "in a directory of its own, e.g. " DEFAULT_SERVICE_DB, db);
 		return -EINVAL;
 	}
 	if (strcmp(db_dir, STATE_DIR) == 0) {
@@ -257,6 +258,13 @@ static int check_install_args(struct install_args *a, char *err, size_t errlen)
 		return ret;
 	if (!a->store_flags.backend && !a->store_flags.dsn)
 		a->backend = NULL; /* not chosen on this command line: the agent's default decides */
+	/*
+	 * A SQLite store named nowhere goes to the state directory: the
+	 * agent's own default, ~/.topdown/data.db, fails under the unit, where
+	 * systemd sets no HOME (no User=) and ProtectHome=yes hides /root.
+	 */
+	if (!a->db && (!a->backend || strcmp(a->backend, "sqlite") == 0))
+		a->db = DEFAULT_SERVICE_DB;
 	if (a->db && (ret = check_db(a->db, a->db_dir, sizeof(a->db_dir), err, errlen)))
 		return ret;
 	if ((ret = resolve_paths(&a->paths, err, errlen)))
@@ -521,6 +529,8 @@ static int install(const struct install_args *a, const char *unit_text, const ch
 		return 1;
 	}
 	printf("wrote %s and %s (mode 0600)\n", a->paths.unit_path, a->paths.env_file);
+	if (a->db)
+		printf("the agent's runs go to %s (topdown list --db %s)\n", a->db, a->db);
 	if (!use_systemctl(&a->paths, "install-service")) {
 		printf("to start the agent where systemd runs: %s\n", ENABLE_LATER);
 		return 0;

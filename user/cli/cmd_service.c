@@ -30,6 +30,7 @@
 
 #include "agent_options.h"
 #include "commands.h"
+#include "fileio.h"
 #include "labels.h"
 #include "parse.h"
 #include "procmatch.h"
@@ -349,6 +350,18 @@ static int own_path(char *buf, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
+/* This host's kernel.perf_event_paranoid, or TD_PARANOID_UNKNOWN. */
+static int perf_event_paranoid(void)
+{
+	char text[16], *end;
+	long value;
+
+	if (td_read_first_line("/proc/sys/kernel/perf_event_paranoid", text, sizeof(text)))
+		return TD_PARANOID_UNKNOWN;
+	value = strtol(text, &end, 10);
+	return end == text ? TD_PARANOID_UNKNOWN : (int)value;
+}
+
 /* The unit and settings texts for a (malloc'd, both), or an error. */
 static int render(const struct install_args *a, char **unit_text, char **env_text, char *err,
 		  size_t errlen)
@@ -367,9 +380,14 @@ static int render(const struct install_args *a, char **unit_text, char **env_tex
 
 	struct td_service_unit unit = {
 		.exe = exe, .agent_args = a->agent_args, .nr_agent_args = a->nr_agent_args,
-		.kernel_release = host.release, .env_file = a->paths.env_file,
-		.read_write_dir = a->db_dir[0] ? a->db_dir : NULL,
+		.kernel_release = host.release, .perf_event_paranoid = perf_event_paranoid(),
+		.env_file = a->paths.env_file, .read_write_dir = a->db_dir[0] ? a->db_dir : NULL,
 	};
+	if (unit.perf_event_paranoid > 2)
+		fprintf(stderr, "topdown install-service: note: kernel.perf_event_paranoid is %d, at which "
+			"this kernel opens perf events for CAP_SYS_ADMIN alone, so the unit keeps it; "
+			"set it to 2 (/etc/sysctl.d) and install again to drop it\n",
+			unit.perf_event_paranoid);
 	struct td_service_env env = {
 		.labels = &a->labels, .backend = a->backend, .dsn = a->store_flags.dsn,
 		.db_path = a->db,
@@ -668,5 +686,8 @@ int td_cmd_uninstall_service(int argc, char **argv)
 	}
 	printf("removed %s%s%s\n", had_unit ? paths.unit_path : "", had_unit && had_env ? " and " : "",
 	       had_env ? paths.env_file : "");
+	/* The runs are data, not configuration: removing them is the user's call. */
+	if (access(STATE_DIR, F_OK) == 0)
+		printf("kept %s, the agent's runs and spool; rm -r it to delete them\n", STATE_DIR);
 	return 0;
 }

@@ -63,12 +63,16 @@ else
 	finish
 fi
 
-# Windows stored under the hardened unit: its capabilities and sandbox suffice.
-if wait_for 300 two_windows_or_failed && more_runs_than 1 && [ "$(prop NRestarts)" = 0 ]; then
+# Windows stored under the hardened unit: its capabilities and sandbox
+# suffice, and its runs carry the label of the settings file.
+labelled() { topdown list --db $db --label lab=systemd --limit 100000 --json 2>/dev/null | grep -c '"run_id"'; }
+if wait_for 300 two_windows_or_failed && [ "$(labelled)" -ge 2 ] && [ "$(prop NRestarts)" = 0 ]; then
 	pid=$(prop MainPID)
-	result hardened_windows ok "$(runs) windows stored in $db; CapEff $(sed -n 's/^CapEff:\t//p' /proc/"$pid"/status)"
+	result hardened_windows ok "$(labelled) windows labelled lab=systemd in $db; CapEff $(sed -n 's/^CapEff:\t//p' /proc/"$pid"/status)," \
+		"kernel.perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid)"
 else
-	result hardened_windows fail "$(runs) windows: $(unit_state)"
+	result hardened_windows fail "$(runs) windows, kernel.perf_event_paranoid" \
+		"$(cat /proc/sys/kernel/perf_event_paranoid): $(unit_state)"
 	finish
 fi
 
@@ -82,15 +86,18 @@ else
 	result kill_restart fail "pid $old_pid then $(prop MainPID), $(runs) windows (was $before): $(unit_state)"
 fi
 
-# stop: SIGTERM in the middle of a window, which the agent stores marked partial.
+# stop: SIGTERM in the middle of a window, which the agent stores marked
+# partial: one partial run more, and it is the newest. (A window may end
+# between reading the count and the stop: the count alone cannot say.)
 wait_for 120 more_runs_than "$(runs)"
-sleep 1.5
+sleep 1
 before=$(runs)
 partial_before=$(partial_runs)
 systemctl stop $unit
-if [ "$(runs)" -eq $((before + 1)) ] && [ "$(partial_runs)" -eq $((partial_before + 1)) ] &&
+newest_partial=$(topdown list --db $db --limit 1 --json 2>/dev/null | grep -c '"partial": true')
+if [ "$(partial_runs)" -eq $((partial_before + 1)) ] && [ "$newest_partial" -eq 1 ] &&
 	[ "$(prop Result)" = success ]; then
-	result stop_partial ok "$before windows, then one more marked partial; Result=success"
+	result stop_partial ok "$before windows, $(runs) after the stop, the newest marked partial; Result=success"
 else
 	result stop_partial fail "$before windows and $partial_before partial, then $(runs) and $(partial_runs): $(unit_state)"
 fi

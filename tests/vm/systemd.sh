@@ -80,6 +80,8 @@ build_root_image() {
 	[ -f "$lab/root.img" ] && [ "$(cat "$lab/root.stamp" 2>/dev/null)" = "$stamp" ] && return 0
 	fetch_debootstrap
 	uri=$(mirror) || die "cannot find the host's Debian mirror in /etc/apt/sources.list*"
+	# a debootstrap that failed may have left its /proc and /sys mounted there
+	for mount in proc sys; do mountpoint -q "$root/$mount" && umount -l "$root/$mount"; done
 	rm -rf "$root" "$lab/root.img" "$lab/root.stamp"
 	echo "lab: debootstrap of bookworm into $root (once; see $lab/debootstrap.log)"
 	DEBOOTSTRAP_DIR=$lab/debootstrap/root/usr/share/debootstrap \

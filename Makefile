@@ -10,6 +10,7 @@
 #   make test-vm    deps + the kernel lab: the BPF end-to-end checks on Debian's 5.10,
 #                   6.1 and 6.12 x86-64 kernels and the arm64 6.1 one on an emulated
 #                   Neoverse N1, under qemu (tests/vm/lab.sh); test-vm-full adds arm64 6.12
+#                   and the agent's unit on a Debian 12 guest under systemd (tests/vm/systemd.sh)
 #   make test-repeat N=20 [LOAD=1]
 #                   the timing-sensitive end-to-end tests N times, plain and ASan,
 #                   with each test's failure count (tests/repeat.sh)
@@ -108,13 +109,14 @@ WORKLOAD := $(OUT)/td-workload
 # curl and prometheus (for its promtool) check the agent's /metrics and the
 # MCP server's HTTP transport in tests;
 # chromium runs the flame graph's page in tests/browser; tmux drives
-# topdown top's screen in tests/check_top.sh.
+# topdown top's screen in tests/check_top.sh; wget is what debootstrap
+# downloads with (the kernel lab's systemd guest, tests/vm/systemd.sh).
 DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	libpfm4-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev \
 	libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libncurses-dev \
 	pkg-config make gcc libclang-rt-14-dev valgrind linux-perf \
 	postgresql sqlite3 procps systemd rpm groff-base curl prometheus \
-	qemu-system-x86 cpio chromium tmux
+	qemu-system-x86 cpio wget chromium tmux
 # Foreign architectures apt must know, and the cross builds make test
 # runs: cross/arm64.mk adds them. The cross builds fetch their libraries
 # into a sysroot (cross/sysroot.sh); nothing of those is installed.
@@ -247,10 +249,11 @@ test-vm: deps
 	@$(MAKE) --no-print-directory all $(CROSS_BUILDS)
 	./tests/run.sh $(OUT) vm
 
-# Every kernel of the lab: x86-64 5.10, 6.1, 6.12; arm64 6.1 and 6.12 on Neoverse N1.
+# Every kernel of the lab: x86-64 5.10, 6.1, 6.12; arm64 6.1 and 6.12 on
+# Neoverse N1; and the agent's unit on a Debian 12 guest with systemd as init.
 test-vm-full: deps
 	@$(MAKE) --no-print-directory all $(CROSS_BUILDS)
-	LAB_ARM64_SUITES="bookworm bookworm-backports" ./tests/run.sh $(OUT) vm
+	LAB_ARM64_SUITES="bookworm bookworm-backports" LAB_SYSTEMD=1 ./tests/run.sh $(OUT) vm
 
 N ?= 20
 test-repeat: deps

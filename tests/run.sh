@@ -227,6 +227,10 @@ if want vm; then
 			echo "[  SKIPPED ] kernel lab, arm64: no $out/arm64/topdown (make arm64 builds it)"
 			skipped=$((skipped + 1))
 		fi
+		# The agent's unit under a real systemd (make test-vm-full): its first
+		# run debootstraps a Debian 12 root, and its boot is longer than the
+		# busybox guests', beyond the lab's budget in make test.
+		[ -n "${LAB_SYSTEMD:-}" ] && vm_lab "systemd guest (Debian 12)" tests/vm/systemd.sh "$out"
 	fi
 fi
 

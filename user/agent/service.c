@@ -26,13 +26,17 @@ struct field {
 	const char *value;
 };
 
-const char *td_service_capabilities(const char *kernel_release)
+const char *td_service_capabilities(const char *kernel_release, int perf_event_paranoid)
 {
 	unsigned major, minor;
 
 	if (!kernel_release || sscanf(kernel_release, "%u.%u", &major, &minor) != 2)
 		return CAPS_COMMON " CAP_SYS_ADMIN"; /* unknown: the set that works everywhere */
 	if (major < 5 || (major == 5 && minor < 8))
+		return CAPS_COMMON " CAP_SYS_ADMIN";
+	/* Debian's and Ubuntu's levels 3 and 4: perf_event_open checks
+	 * capable(CAP_SYS_ADMIN) first, whatever CAP_PERFMON says. */
+	if (perf_event_paranoid > 2 || perf_event_paranoid == TD_PARANOID_UNKNOWN)
 		return CAPS_COMMON " CAP_SYS_ADMIN";
 	return CAPS_COMMON;
 }
@@ -171,7 +175,7 @@ char *td_service_unit_render(const struct td_service_unit *unit, char *err, size
 	const struct field fields[] = {
 		{ "EXEC_START", exec },
 		{ "ENVIRONMENT_FILE", unit->env_file },
-		{ "CAPABILITIES", td_service_capabilities(unit->kernel_release) },
+		{ "CAPABILITIES", td_service_capabilities(unit->kernel_release, unit->perf_event_paranoid) },
 		{ "READ_WRITE_PATHS", unit->read_write_dir ? unit->read_write_dir : "" },
 	};
 	const char *line, *eol;

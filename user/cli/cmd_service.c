@@ -30,6 +30,7 @@
 
 #include "agent_options.h"
 #include "commands.h"
+#include "fileio.h"
 #include "labels.h"
 #include "parse.h"
 #include "procmatch.h"
@@ -42,6 +43,7 @@ extern char **environ;
 #define DEFAULT_UNIT_DIR "/etc/systemd/system"
 #define DEFAULT_ENV_FILE "/etc/topdown/agent.env"
 #define STATE_DIR "/var/lib/topdown" /* the unit's StateDirectory=topdown */
+#define DEFAULT_SERVICE_DB STATE_DIR "/runs.db"
 #define MAX_PROCESSES 32
 #define NR_AGENT_VALUES 5 /* --every, --duration, --level, --max-overhead, --metrics-listen */
 #define EVERY_VALUE 0     /* their places in install_args.values */
@@ -172,7 +174,7 @@ static int check_db(const char *db, char *db_dir, size_t len, char *err, size_t 
 	*strrchr(db_dir, '/') = '\0';
 	if (!db_dir[0]) {
 		snprintf(err, errlen, "--db %.64s would make / writable for the service; choose a file "
-			 "in a directory of its own, e.g. " STATE_DIR "/runs.db", db);
+			 "in a directory of its own, e.g. " DEFAULT_SERVICE_DB, db);
 		return -EINVAL;
 	}
 	if (strcmp(db_dir, STATE_DIR) == 0) {
@@ -257,6 +259,13 @@ static int check_install_args(struct install_args *a, char *err, size_t errlen)
 		return ret;
 	if (!a->store_flags.backend && !a->store_flags.dsn)
 		a->backend = NULL; /* not chosen on this command line: the agent's default decides */
+	/*
+	 * A SQLite store named nowhere goes to the state directory: the
+	 * agent's own default, ~/.topdown/data.db, fails under the unit, where
+	 * systemd sets no HOME (no User=) and ProtectHome=yes hides /root.
+	 */
+	if (!a->db && (!a->backend || strcmp(a->backend, "sqlite") == 0))
+		a->db = DEFAULT_SERVICE_DB;
 	if (a->db && (ret = check_db(a->db, a->db_dir, sizeof(a->db_dir), err, errlen)))
 		return ret;
 	if ((ret = resolve_paths(&a->paths, err, errlen)))
@@ -341,6 +350,18 @@ static int own_path(char *buf, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
+/* This host's kernel.perf_event_paranoid, or TD_PARANOID_UNKNOWN. */
+static int perf_event_paranoid(void)
+{
+	char text[16], *end;
+	long value;
+
+	if (td_read_first_line("/proc/sys/kernel/perf_event_paranoid", text, sizeof(text)))
+		return TD_PARANOID_UNKNOWN;
+	value = strtol(text, &end, 10);
+	return end == text ? TD_PARANOID_UNKNOWN : (int)value;
+}
+
 /* The unit and settings texts for a (malloc'd, both), or an error. */
 static int render(const struct install_args *a, char **unit_text, char **env_text, char *err,
 		  size_t errlen)
@@ -359,9 +380,14 @@ static int render(const struct install_args *a, char **unit_text, char **env_tex
 
 	struct td_service_unit unit = {
 		.exe = exe, .agent_args = a->agent_args, .nr_agent_args = a->nr_agent_args,
-		.kernel_release = host.release, .env_file = a->paths.env_file,
-		.read_write_dir = a->db_dir[0] ? a->db_dir : NULL,
+		.kernel_release = host.release, .perf_event_paranoid = perf_event_paranoid(),
+		.env_file = a->paths.env_file, .read_write_dir = a->db_dir[0] ? a->db_dir : NULL,
 	};
+	if (unit.perf_event_paranoid > 2)
+		fprintf(stderr, "topdown install-service: note: kernel.perf_event_paranoid is %d, at which "
+			"this kernel opens perf events for CAP_SYS_ADMIN alone, so the unit keeps it; "
+			"set it to 2 (/etc/sysctl.d) and install again to drop it\n",
+			unit.perf_event_paranoid);
 	struct td_service_env env = {
 		.labels = &a->labels, .backend = a->backend, .dsn = a->store_flags.dsn,
 		.db_path = a->db,
@@ -521,6 +547,8 @@ static int install(const struct install_args *a, const char *unit_text, const ch
 		return 1;
 	}
 	printf("wrote %s and %s (mode 0600)\n", a->paths.unit_path, a->paths.env_file);
+	if (a->db)
+		printf("the agent's runs go to %s (topdown list --db %s)\n", a->db, a->db);
 	if (!use_systemctl(&a->paths, "install-service")) {
 		printf("to start the agent where systemd runs: %s\n", ENABLE_LATER);
 		return 0;
@@ -658,5 +686,8 @@ int td_cmd_uninstall_service(int argc, char **argv)
 	}
 	printf("removed %s%s%s\n", had_unit ? paths.unit_path : "", had_unit && had_env ? " and " : "",
 	       had_env ? paths.env_file : "");
+	/* The runs are data, not configuration: removing them is the user's call. */
+	if (access(STATE_DIR, F_OK) == 0)
+		printf("kept %s, the agent's runs and spool; rm -r it to delete them\n", STATE_DIR);
 	return 0;
 }

@@ -71,7 +71,8 @@ static void describe_open_error(const struct td_event *event, int cpu, int error
 		break;
 	case EACCES:
 	case EPERM:
-		fix = "run as root, or grant CAP_PERFMON, or lower kernel.perf_event_paranoid "
+		fix = "run as root, or grant CAP_PERFMON (CAP_SYS_ADMIN where kernel.perf_event_paranoid "
+		      "is above 2, as Debian and Ubuntu set it), or lower kernel.perf_event_paranoid "
 		      "(sysctl -w kernel.perf_event_paranoid=-1)";
 		break;
 	case EMFILE:

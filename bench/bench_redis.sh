@@ -45,8 +45,9 @@
 # usage: sudo bench/bench_redis.sh [BUILD_DIR] [ROUNDS]   (defaults: build 7)
 #   IO_THREADS (4), CLIENTS (50), RUN_SECONDS (10); SAMPLES=FILE keeps every
 #   run ("round configuration set/s get/s requests/s").
-# Needs linux-perf, redis-server, redis-tools, curl (bench-only apt
-# packages: docs/BENCHMARKS.md). Prints a Markdown table.
+# Needs linux-perf and curl (make deps) and redis-server, redis-tools
+# (bench-only: apt-get install -y redis-server redis-tools, not in the
+# Makefile's deps). Prints a Markdown table.
 set -euo pipefail
 out=$(realpath "${1:-build}")
 rounds=${2:-7}

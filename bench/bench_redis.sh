@@ -45,11 +45,14 @@
 # usage: sudo bench/bench_redis.sh [BUILD_DIR] [ROUNDS]   (defaults: build 7)
 #   IO_THREADS (4), CLIENTS (50), RUN_SECONDS (10); SAMPLES=FILE keeps every
 #   run ("round configuration set/s get/s requests/s").
+#        bench/bench_redis.sh --from SAMPLES_FILE...
+#   the table over runs kept by earlier calls, pooled (each run still set
+#   against the none of its own round and file).
 # Needs linux-perf and curl (make deps) and redis-server, redis-tools
 # (bench-only: apt-get install -y redis-server redis-tools, not in the
 # Makefile's deps). Prints a Markdown table.
 set -euo pipefail
-out=$(realpath "${1:-build}")
+out=$(realpath -m -- "${1:-build}")
 rounds=${2:-7}
 io_threads=${IO_THREADS:-4}
 clients=${CLIENTS:-50}
@@ -68,6 +71,48 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+
+# The table over SAMPLES files (lines "round configuration set/s get/s
+# requests/s"): per configuration, its throughput, and its ratio to the
+# none of the same round (none-again's is the noise floor) and, for
+# topdown, to perf-stat of the same round.
+table() { # SAMPLES...
+	local f=0 c
+	for file in "$@"; do
+		f=$((f + 1))
+		awk -v f=$f '{$1 = f ":" $1; print}' "$file"
+	done >"$work/pooled"
+	awk 'NR == FNR { if ($2 == "none") none[$1] = $5; if ($2 == "perf-stat") perf[$1] = $5; next }
+	     { print $0, $5 / none[$1], $5 / perf[$1] }' "$work/pooled" "$work/pooled" >"$work/ratios"
+	echo "| configuration | requests/s: median | IQR | min-max | vs none, same round: median | IQR | min-max | rounds below none | vs perf-stat, same round: median (IQR) |"
+	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+	for c in none none-again perf-stat collect agent; do
+		awk -v c="$c" '$2 == c' "$work/ratios" >"$work/one"
+		printf '| %s | %.0f | %s | %s | %.3f | %s | %s | %d of %d | %s |\n' "$c" \
+			"$(awk '{print $5}' "$work/one" | median)" \
+			"$(awk '{print $5}' "$work/one" | iqr | awk -F- '{printf "%.0f-%.0f", $1, $2}')" \
+			"$(awk '{print $5}' "$work/one" | spread | awk -F- '{printf "%.0f-%.0f", $1, $2}')" \
+			"$(awk '{print $6}' "$work/one" | median)" \
+			"$(awk '{print $6}' "$work/one" | iqr | awk -F- '{printf "%.3f-%.3f", $1, $2}')" \
+			"$(awk '{print $6}' "$work/one" | spread)" \
+			"$(awk '$6 < 1' "$work/one" | wc -l)" "$(wc -l <"$work/one")" \
+			"$(case $c in collect|agent) awk '{print $7}' "$work/one" | median | xargs printf '%.3f'
+				printf ' (%s)' "$(awk '{print $7}' "$work/one" | iqr | awk -F- '{printf "%.3f-%.3f", $1, $2}')" ;; *) echo - ;; esac)"
+	done
+}
+
+if [ "${1:-}" = --from ]; then
+	shift
+	[ $# -gt 0 ] || { echo "bench: --from needs SAMPLES files (kept with SAMPLES=FILE)" >&2; exit 1; }
+	for file in "$@"; do
+		awk 'NF != 5 || $5 + 0 <= 0 { exit 1 }' "$file" 2>/dev/null ||
+			{ echo "bench: $file is not a SAMPLES file (round configuration set/s get/s requests/s)" >&2; exit 1; }
+	done
+	table "$@"
+	echo
+	echo "pooled from $#: $*"
+	exit 0
+fi
 
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (BPF and perf)" >&2; exit 1; }
 for tool in perf redis-server redis-benchmark redis-cli curl taskset ss; do
@@ -173,21 +218,9 @@ for round in $(seq "$rounds"); do
 	echo "round $round/$rounds done (load average $l)" >&2
 done
 
-# Every run's throughput against its round's none.
-awk 'NR == FNR { if ($2 == "none") base[$1] = $5; next } { print $0, $5 / base[$1] }' \
-	"$work/samples" "$work/samples" >"$work/ratios"
+table "$work/samples"
 scrapes_ok=$(grep -c '^ok' "$work/scrapes" || true)
 scrapes_failed=$(grep -c '^failed' "$work/scrapes" || true)
-
-echo "| configuration | requests/s: median | min-max | IQR | vs none in the same round: median (min-max) |"
-echo "| --- | ---: | ---: | ---: | ---: |"
-for c in none none-again perf-stat collect agent; do
-	awk -v c="$c" '$2 == c' "$work/ratios" >"$work/one"
-	echo "| $c | $(awk '{print $5}' "$work/one" | median | xargs printf '%.0f') |" \
-		"$(awk '{print $5}' "$work/one" | spread | awk -F- '{printf "%.0f-%.0f", $1, $2}') |" \
-		"$(awk '{print $5}' "$work/one" | iqr | awk -F- '{printf "%.0f-%.0f", $1, $2}') |" \
-		"$(awk '{print $6}' "$work/one" | median | xargs printf '%.3f') ($(awk '{print $6}' "$work/one" | spread)) |"
-done
 echo
 echo "$rounds rounds of $requests SET and $requests GET requests per run (redis-benchmark -c $clients, no pipelining," \
 	"CPU 1; redis-server --io-threads $io_threads, CPU 0); agent /metrics scrapes: $scrapes_ok answered, $scrapes_failed failed;" \

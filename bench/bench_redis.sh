@@ -114,6 +114,9 @@ if [ "${1:-}" = --from ]; then
 	exit 0
 fi
 
+for setting in "ROUNDS=$rounds" "IO_THREADS=$io_threads" "CLIENTS=$clients" "RUN_SECONDS=$run_seconds"; do
+	[[ ${setting#*=} =~ ^[1-9][0-9]*$ ]] || { echo "bench: ${setting%%=*} must be a whole number above 0, not '${setting#*=}'" >&2; exit 1; }
+done
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (BPF and perf)" >&2; exit 1; }
 for tool in perf redis-server redis-benchmark redis-cli curl taskset ss; do
 	command -v "$tool" >/dev/null || { echo "bench: needs $tool (see the usage above)" >&2; exit 1; }

@@ -42,11 +42,14 @@ pipe_loops=${PIPE_LOOPS:-300000}
 redis_requests=${REDIS_REQUESTS:-200000}
 nr_stacks=${STACKS:-10000}
 work=$(mktemp -d)
-redis_port=
-redis_pid=
+here=$(dirname "$0")
+# shellcheck source=bench/lib/redis.sh
+. "$here/lib/redis.sh"
+# shellcheck source=bench/lib/stats.sh
+. "$here/lib/stats.sh"
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 cleanup() {
-	[ -n "$redis_pid" ] && kill "$redis_pid" 2>/dev/null
+	redis_stop
 	kill $(jobs -p) 2>/dev/null || true
 	wait 2>/dev/null || true
 	rm -rf "$work"
@@ -158,20 +161,6 @@ pipe_once() { # VARIANT FREQ
 	echo "$ops $(awk -v a="$c0" -v b="$c1" 'BEGIN {print b - a}') $(awk -v a="$b0" -v b="$b1" 'BEGIN {print (b - a) / 1e6}') $(awk -v a="$t0" -v b="$t1" 'BEGIN {print (b - a) / 1e9}')"
 }
 
-start_redis() {
-	redis_port=$(awk 'BEGIN {srand(); print 20000 + int(rand() * 20000)}')
-	while ss -ltn | grep -q ":$redis_port "; do redis_port=$((redis_port + 1)); done
-	taskset -c 0 redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no \
-		--daemonize no --logfile "$work/redis.log" &
-	redis_pid=$!
-	for _ in $(seq 100); do
-		redis-cli -p "$redis_port" ping 2>/dev/null | grep -q PONG && return
-		sleep 0.1
-	done
-	echo "bench: redis-server did not start" >&2
-	exit 1
-}
-
 # One measurement of redis-server under VARIANT at FREQ, as pipe_once.
 redis_once() { # VARIANT FREQ
 	local p=- c0=0 c1=0 b0=0 b1=0 t0 t1 rps
@@ -191,9 +180,6 @@ redis_once() { # VARIANT FREQ
 	fi
 	echo "$rps $(awk -v a="$c0" -v b="$c1" 'BEGIN {print b - a}') $(awk -v a="$b0" -v b="$b1" 'BEGIN {print (b - a) / 1e6}') $(awk -v a="$t0" -v b="$t1" 'BEGIN {print (b - a) / 1e9}')"
 }
-
-median() { sort -g | awk '{v[NR] = $1} END { if (NR == 0) print "n/a"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-spread() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.3f-%.3f", lo, hi}'; }
 
 overhead() { # WORKLOAD (pipe|redis)
 	local variants=(none topdown-count) samples=$work/$1.samples v f line n i
@@ -282,7 +268,7 @@ run_keys() {
 	echo
 	echo "| workload | Hz | keys per drain (median) | samples per drain (median) | samples per key: median (min-max) |"
 	echo "| --- | ---: | ---: | ---: | ---: |"
-	[ -n "$redis_pid" ] || start_redis
+	[ -n "$redis_pid" ] || redis_start 0 "$work/redis.log"
 	taskset -c 1 redis-benchmark -p "$redis_port" -t get,set,lpush,lpop,incr -n 100000000 -c 50 -q >/dev/null 2>&1 &
 	b=$!
 	"$out/td-workload" --split --io-threads 0 --duration-ms 3600000 &
@@ -304,7 +290,7 @@ for part in $parts; do
 	case $part in
 	overhead)
 		overhead pipe
-		start_redis
+		redis_start 0 "$work/redis.log"
 		overhead redis ;;
 	memory) run_memory ;;
 	keys) run_keys ;;

@@ -369,23 +369,31 @@ static json_t *tma_json(const struct td_run *run, const struct td_tma_choice *tm
 	return root;
 }
 
+/*
+ * counters: each event's count, scaled to the thread's whole counted time
+ * when it was counted part of it (groups taking turns, or the kernel
+ * multiplexing more events than the PMU has counters); running_fraction:
+ * the share it was really counted, the estimate's confidence.
+ */
 static json_t *thread_json(const struct td_run *run, const struct td_thread_row *t, json_t *thread_trees)
 {
-	json_t *counters = json_object(), *tree;
+	json_t *counters = json_object(), *fractions = json_object(), *tree;
 	char tid[16];
 
-	for (size_t e = 0; e < run->nr_events; e++)
+	for (size_t e = 0; e < run->nr_events; e++) {
 		json_object_set_new(counters, run->event_names[e],
 				    isnan(t->counters[e].value) ? json_null() : json_real(t->counters[e].value));
+		json_object_set_new(fractions, run->event_names[e], json_real(t->counters[e].running_fraction));
+	}
 	snprintf(tid, sizeof(tid), "%u", t->tid);
 	tree = thread_trees ? json_object_get(thread_trees, tid) : NULL;
-	return json_pack("{s:I, s:I, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:o, s:O?}",
+	return json_pack("{s:I, s:I, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:O?}",
 			 "tid", (json_int_t)t->tid, "pid", (json_int_t)t->pid, "comm", t->comm,
 			 "exited", t->exited, "oncpu_ns", (json_int_t)t->oncpu_ns,
 			 "voluntary_switches", (json_int_t)t->voluntary_switches,
 			 "involuntary_switches", (json_int_t)t->involuntary_switches,
 			 "migrations", (json_int_t)t->migrations, "runq_wait_ns", (json_int_t)t->runq_wait_ns,
-			 "counters", counters, "tma", tree);
+			 "counters", counters, "running_fraction", fractions, "tma", tree);
 }
 
 static void print_json(const struct td_run *run, const struct td_tma_choice *tma, const char *attach_kind)

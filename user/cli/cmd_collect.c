@@ -350,19 +350,25 @@ static json_t *tma_json(const struct td_run *run, const struct td_tma_choice *tm
 {
 	json_t *groups, *processes, *root;
 	const struct td_model *model;
+	unsigned width;
+	bool from_pmu;
 
 	if (!tma->wanted)
 		return json_null();
 	if (!tma->engine)
 		return json_pack("{s:s}", "unavailable", tma->unavailable);
 	model = tma->setup->model;
+	width = td_model_slot_width(model, &tma->setup->facts, &from_pmu);
 	groups = td_metric_trees_json(run, TD_SCOPE_GROUP);
 	processes = td_metric_trees_json(run, TD_SCOPE_PROCESS);
-	root = json_pack("{s:s, s:s, s:s?, s:i, s:s, s:b, s:i, s:I, s:o, s:o}", "model", model->name,
+	/* slots_per_cycle: null when no formula takes a slot width */
+	root = json_pack("{s:s, s:s, s:s?, s:i, s:s, s:b, s:i, s:I, s:o, s:s?, s:o, s:o}", "model", model->name,
 			 "model_name", model->long_name, "note", model->notes, "level", tma->setup->depth,
 			 "pmu", tma->setup->pmu, "smt_on", tma->setup->facts.smt_on,
 			 "gp_counters", tma->setup->budget.gp_counters,
 			 "counter_groups", (json_int_t)tma->setup->plan.nr_groups,
+			 "slots_per_cycle", width ? json_integer(width) : json_null(),
+			 "slots_from", !width ? NULL : from_pmu ? "pmu" : "model",
 			 "groups", tree_list(groups, "group"), "processes", tree_list(processes, "pid"));
 	json_decref(groups);
 	json_decref(processes);
@@ -439,10 +445,17 @@ static void install_stop_handlers(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-/* What the user should know before the window: no tree, or too short a window for every group. */
+/*
+ * What the user should know before the window: no tree, too short a window
+ * for every group, or a slot width the PMU did not give.
+ */
 static void announce_tma(const struct collect_args *a, const struct td_tma_choice *tma)
 {
 	uint64_t intervals = (a->duration_ns + a->interval_ns - 1) / a->interval_ns;
+	char slots[256];
+
+	if (tma->setup && td_tma_describe_slots(tma->setup, slots, sizeof(slots)))
+		fprintf(stderr, "topdown: %s\n", slots);
 
 	if (tma->wanted && !tma->setup)
 		fprintf(stderr, "topdown: TMA unavailable: %s; the run keeps the scheduling figures and the counters that work here\n",

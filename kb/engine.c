@@ -453,6 +453,70 @@ void td_engine_eval_sum(const struct td_engine *e, const struct td_thread_row *t
 	td_engine_eval(e, sum, values, out);
 }
 
+/* Appends ", name" (or "name" first) to text while it fits; a name already there is not repeated. */
+static void add_name(char *text, size_t len, const char *name)
+{
+	size_t used = strlen(text), n = strlen(name);
+	const char *p;
+
+	for (p = strstr(text, name); p; p = strstr(p + 1, name))
+		if ((p == text || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
+			return;
+	if (used + n + 3 < len)
+		snprintf(text + used, len - used, "%s%s", used ? ", " : "", name);
+}
+
+int td_engine_explain_undefined(const struct td_engine *e, const struct td_run *run, char *why, size_t len)
+{
+	struct td_counter_value *sum = calloc(e->nr_events + 1, sizeof(*sum));
+	double *values = calloc(e->model->n_slots + 1, sizeof(*values));
+	struct td_metric_value *out = calloc(e->n_outputs + 1, sizeof(*out));
+	char names[512] = "", zero[512] = "", uncounted[512] = "";
+	int undefined = 0;
+
+	why[0] = '\0';
+	if (!sum || !values || !out) {
+		free(sum);
+		free(values);
+		free(out);
+		return -ENOMEM;
+	}
+	td_engine_eval_sum(e, run->threads, run->nr_threads, sum, values, out);
+	for (size_t i = 0; i < e->n_outputs; i++) {
+		const struct output *o = &e->outputs[i];
+
+		if (!isnan(out[i].value))
+			continue;
+		undefined++;
+		add_name(names, sizeof(names), o->def->node ? o->def->node : o->def->name);
+		for (size_t k = 0; k < o->n_run_events; k++) {
+			double count = sum[o->run_events[k]].value;
+
+			if (count == 0 || isnan(count))
+				add_name(count == 0 ? zero : uncounted, count == 0 ? sizeof(zero) : sizeof(uncounted),
+					 e->event_names[o->run_events[k]]);
+		}
+	}
+	if (undefined) {
+		size_t used = snprintf(why, len, "%s %s n/a over the whole run: ", names, undefined == 1 ? "is" : "are");
+
+		if (!zero[0] && !uncounted[0] && used < len)
+			snprintf(why + used, len - used, "%s by zero", undefined == 1 ? "its formula divides" :
+				 "their formulas divide");
+		if (zero[0] && used < len)
+			used += snprintf(why + used, len - used, "%s counted 0 in every thread (a PMU counts 0 of an "
+					 "event it does not implement, as an emulated CPU's does of most, and a ratio "
+					 "over 0 is undefined)", zero);
+		if (uncounted[0] && used < len)
+			snprintf(why + used, len - used, "%s%s never counted (a window too short for every counter "
+				 "group?)", zero[0] ? "; " : "", uncounted);
+	}
+	free(sum);
+	free(values);
+	free(out);
+	return undefined;
+}
+
 static int thread_rows(struct work *w, size_t n, int32_t seq)
 {
 	int rc = 0;

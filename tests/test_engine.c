@@ -496,6 +496,62 @@ static void test_nan_propagation(void **state)
 	td_run_free(run);
 }
 
+/*
+ * An emulated Neoverse N2's PMU (qemu) counts cycles and nothing else of
+ * level 1: the OP_RETIRED / OP_SPEC ratio is 0/0 and its nodes are
+ * undefined, and the run says why once, naming the events that counted 0.
+ */
+static void test_zero_counters_explained(void **state)
+{
+	static const char *const n2_events[] = {
+		"CPU_CYCLES", "STALL_SLOT_FRONTEND", "STALL_SLOT_BACKEND", "STALL_SLOT", "OP_RETIRED", "OP_SPEC",
+		"BR_MIS_PRED",
+	};
+	const double emulated[] = { 1e8, 0, 0, 0, 0, 0, 0 };
+	struct td_run *run = new_run(n2_events, 7);
+	struct td_engine *e = engine_for(model("neoverse-n2"), 1, run, false);
+	struct td_metric_value out[16];
+	char why[1024];
+
+	(void)state;
+	run->nr_threads = 2;
+	run->threads = calloc(2, sizeof(*run->threads));
+	run->threads[0] = thread(1, 1, "main", 100, emulated, 7, 1);
+	run->threads[1] = thread(2, 1, "io", 100, emulated, 7, 1);
+	eval_vector(e, emulated, 7, 1, out);
+	assert_true(isnan(out[output_index(e, "Retiring")].value));
+	assert_true(isnan(out[output_index(e, "Bad_Speculation")].value));
+	assert_close(out[output_index(e, "Backend_Bound")].value, 0); /* 0 over cycles is a number */
+	assert_int_equal(td_engine_explain_undefined(e, run, why, sizeof(why)), 2);
+	assert_string_equal(why, "Bad_Speculation, Retiring are n/a over the whole run: STALL_SLOT, OP_RETIRED, "
+			    "OP_SPEC, BR_MIS_PRED counted 0 in every thread (a PMU counts 0 of an event it does not "
+			    "implement, as an emulated CPU's does of most, and a ratio over 0 is undefined)");
+
+	/* one thread counted OP_SPEC: every node is defined, nothing to say */
+	run->threads[1].counters[5].value = 1e6;
+	assert_int_equal(td_engine_explain_undefined(e, run, why, sizeof(why)), 0);
+	assert_string_equal(why, "");
+
+	/* never counted (running fraction 0) is another reason, said as such */
+	run->threads[0].counters[5] = run->threads[1].counters[5] = (struct td_counter_value){ NAN, 0 };
+	for (int i = 0; i < 2; i++)
+		run->threads[i].counters[3].value = run->threads[i].counters[4].value =
+			run->threads[i].counters[6].value = 1e6;
+	assert_int_equal(td_engine_explain_undefined(e, run, why, sizeof(why)), 2);
+	assert_string_equal(why, "Bad_Speculation, Retiring are n/a over the whole run: OP_SPEC never counted "
+			    "(a window too short for every counter group?)");
+
+	/* no cycles at all: every node is undefined, and CPU_CYCLES is named */
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 7; k++)
+			run->threads[i].counters[k] = (struct td_counter_value){ 0, 1 };
+	assert_int_equal(td_engine_explain_undefined(e, run, why, sizeof(why)), 4);
+	assert_non_null(strstr(why, "Frontend_Bound, Bad_Speculation, Backend_Bound, Retiring are n/a over the "
+				    "whole run: CPU_CYCLES, STALL_SLOT_FRONTEND, "));
+	td_engine_free(e);
+	td_run_free(run);
+}
+
 /* ---- confidence ---------------------------------------------------------------- */
 
 static void test_confidence(void **state)
@@ -594,6 +650,7 @@ int main(void)
 		cmocka_unit_test(test_tree_order),
 		cmocka_unit_test(test_info_needs_events),
 		cmocka_unit_test(test_nan_propagation),
+		cmocka_unit_test(test_zero_counters_explained),
 		cmocka_unit_test(test_confidence),
 		cmocka_unit_test(test_group_names),
 		cmocka_unit_test(test_errors),

@@ -521,6 +521,21 @@ static void print_hot(const struct td_run *run, const struct locate_run *lr)
 	       run->id);
 }
 
+/* Says once why nodes of the tree are n/a over the whole run, when some are. */
+static int explain_undefined(const struct td_engine *engine, const struct td_run *run, char *err, size_t errlen)
+{
+	char why[1024];
+	int undefined = td_engine_explain_undefined(engine, run, why, sizeof(why));
+
+	if (undefined < 0) {
+		snprintf(err, errlen, "out of memory checking the tree's values");
+		return undefined;
+	}
+	if (undefined && run->nr_threads)
+		fprintf(stderr, "topdown: %s\n", why);
+	return 0;
+}
+
 /* The collection proper, once the arguments, host and database are fine. */
 static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, struct td_store *store,
 			     const char *db_path, char *err, size_t errlen)
@@ -555,6 +570,8 @@ static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, 
 		snprintf(err, errlen, "out of memory keeping the profile");
 	if (!ret && tma->engine)
 		ret = td_engine_compute(tma->engine, run, err, errlen);
+	if (!ret && tma->engine)
+		ret = explain_undefined(tma->engine, run, err, errlen);
 	if (!ret)
 		ret = td_store_write_run(store, run, err, errlen);
 	if (!ret && !run->nr_threads) /* stored all the same: an idle target is an answer */

@@ -388,7 +388,7 @@ bool td_tma_describe_slots(const struct td_tma_setup *s, char *buf, size_t len)
 			 width, s->pmu);
 	else
 		snprintf(buf, len, "%s's formulas take %u slots per cycle, the width its definition documents: "
-			 "PMU %s reports none (no caps/slots)", s->model->long_name, width, s->pmu);
+			 "PMU %s reports none (caps/slots absent or 0)", s->model->long_name, width, s->pmu);
 	return !from_pmu;
 }
 

@@ -521,7 +521,7 @@ static void print_hot(const struct td_run *run, const struct locate_run *lr)
 	       run->id);
 }
 
-/* Says once why nodes of the tree are n/a over the whole run, when some are. */
+/* Says once why nodes of the tree are n/a over the whole run, or rest on events that counted 0. */
 static int explain_undefined(const struct td_engine *engine, const struct td_run *run, char *err, size_t errlen)
 {
 	char why[1024];

@@ -9,8 +9,9 @@
 #   make test-arm64 deps + the arm64 cross build + its unit tests under qemu (cross/arm64.mk)
 #   make test-vm    deps + the kernel lab: the BPF end-to-end checks on Debian's 5.10,
 #                   6.1 and 6.12 x86-64 kernels and the arm64 6.1 one on an emulated
-#                   Neoverse N1, under qemu (tests/vm/lab.sh); test-vm-full adds arm64 6.12
-#                   and the agent's unit on a Debian 12 guest under systemd (tests/vm/systemd.sh)
+#                   Neoverse N1, under qemu (tests/vm/lab.sh); test-vm-full adds arm64 6.12,
+#                   the PMU checks on emulated Neoverse N2 and V1 (QEMU 10), and the
+#                   agent's unit on a Debian 12 guest under systemd (tests/vm/systemd.sh)
 #   make test-repeat N=20 [LOAD=1]
 #                   the timing-sensitive end-to-end tests N times, plain and ASan,
 #                   with each test's failure count (tests/repeat.sh)
@@ -249,11 +250,13 @@ test-vm: deps
 	@$(MAKE) --no-print-directory all $(CROSS_BUILDS)
 	./tests/run.sh $(OUT) vm
 
-# Every kernel of the lab: x86-64 5.10, 6.1, 6.12; arm64 6.1 and 6.12 on
-# Neoverse N1; and the agent's unit on a Debian 12 guest with systemd as init.
+# Every kernel of the lab: x86-64 5.10, 6.1, 6.12; arm64 6.1 and 6.12 on Neoverse N1;
+# the PMU checks on Neoverse N2 and V1, which need QEMU 10 (tests/vm/lab.sh fetches it);
+# and the agent's unit on a Debian 12 guest with systemd as init.
 test-vm-full: deps
 	@$(MAKE) --no-print-directory all $(CROSS_BUILDS)
-	LAB_ARM64_SUITES="bookworm bookworm-backports" LAB_SYSTEMD=1 ./tests/run.sh $(OUT) vm
+	LAB_ARM64_SUITES="bookworm bookworm-backports" LAB_QEMU10_CPUS="neoverse-n2 neoverse-v1" \
+		LAB_SYSTEMD=1 ./tests/run.sh $(OUT) vm
 
 N ?= 20
 test-repeat: deps

@@ -453,6 +453,102 @@ void td_engine_eval_sum(const struct td_engine *e, const struct td_thread_row *t
 	td_engine_eval(e, sum, values, out);
 }
 
+/* Appends ", name" (or "name" first) to text while it fits; a name already there is not repeated. */
+static void add_name(char *text, size_t len, const char *name)
+{
+	size_t used = strlen(text), n = strlen(name);
+	const char *p;
+
+	for (p = strstr(text, name); p; p = strstr(p + 1, name))
+		if ((p == text || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
+			return;
+	if (used + n + 3 < len)
+		snprintf(text + used, len - used, "%s%s", used ? ", " : "", name);
+}
+
+/* Whether output o uses an event that counted 0 in every thread. */
+static bool uses_zero(const struct output *o, const struct td_counter_value *sum)
+{
+	for (size_t k = 0; k < o->n_run_events; k++)
+		if (sum[o->run_events[k]].value == 0)
+			return true;
+	return false;
+}
+
+/* The events of output o that counted 0 in every thread (zero) or were never counted (uncounted). */
+static void gap_events(const struct td_engine *e, const struct output *o, const struct td_counter_value *sum,
+		       char *zero, char *uncounted, size_t len)
+{
+	for (size_t k = 0; k < o->n_run_events; k++) {
+		double count = sum[o->run_events[k]].value;
+
+		if (count == 0)
+			add_name(zero, len, e->event_names[o->run_events[k]]);
+		else if (isnan(count))
+			add_name(uncounted, len, e->event_names[o->run_events[k]]);
+	}
+}
+
+#define GAP_NAMES 512 /* bytes of one list of names in the sentence */
+
+int td_engine_explain_undefined(const struct td_engine *e, const struct td_run *run, char *why, size_t len)
+{
+	struct td_counter_value *sum = calloc(e->nr_events + 1, sizeof(*sum));
+	double *values = calloc(e->model->n_slots + 1, sizeof(*values));
+	struct td_metric_value *out = calloc(e->n_outputs + 1, sizeof(*out));
+	char names[GAP_NAMES] = "", zero[GAP_NAMES] = "", uncounted[GAP_NAMES] = "";
+	char low[GAP_NAMES] = "", low_zero[GAP_NAMES] = "", ignored[GAP_NAMES] = "";
+	int undefined = 0, lowered = 0;
+	size_t used = 0;
+
+	why[0] = '\0';
+	if (!sum || !values || !out) {
+		free(sum);
+		free(values);
+		free(out);
+		return -ENOMEM;
+	}
+	td_engine_eval_sum(e, run->threads, run->nr_threads, sum, values, out);
+	for (size_t i = 0; i < e->n_outputs; i++) {
+		const struct output *o = &e->outputs[i];
+		const char *name = o->def->node ? o->def->node : o->def->name;
+
+		if (isnan(out[i].value)) {
+			undefined++;
+			add_name(names, sizeof(names), name);
+			gap_events(e, o, sum, zero, uncounted, GAP_NAMES);
+			continue;
+		}
+		/* A tree node that reads its value from events counting 0 everywhere;
+		 * Info metrics are left alone: no crypto in a run is no news. */
+		if (o->def->kind != TD_METRIC_TREE || !uses_zero(o, sum))
+			continue;
+		lowered++;
+		add_name(low, sizeof(low), name);
+		gap_events(e, o, sum, low_zero, ignored, GAP_NAMES);
+	}
+	if (undefined)
+		used = snprintf(why, len, "%s %s n/a over the whole run: ", names, undefined == 1 ? "is" : "are");
+	if (undefined && !zero[0] && !uncounted[0] && used < len)
+		used += snprintf(why + used, len - used, "%s by zero", undefined == 1 ? "its formula divides" :
+				 "their formulas divide");
+	if (zero[0] && used < len)
+		used += snprintf(why + used, len - used, "%s counted 0 in every thread (a PMU counts 0 of an event it "
+				 "does not implement, as an emulated CPU's does of most, and a ratio over 0 is undefined)",
+				 zero);
+	if (uncounted[0] && used < len)
+		used += snprintf(why + used, len - used, "%s%s never counted (a window too short for every counter "
+				 "group?)", zero[0] ? "; " : "", uncounted);
+	if (lowered && used < len)
+		snprintf(why + used, len - used, "%s%s rest%s on %s, which counted 0 in every thread: a PMU that does "
+			 "not implement an event counts 0 of it", undefined ? "; " : "", low, lowered == 1 ? "s" : "",
+			 low_zero);
+	free(sum);
+	free(values);
+	free(out);
+	return undefined + lowered;
+}
+
 static int thread_rows(struct work *w, size_t n, int32_t seq)
 {
 	int rc = 0;

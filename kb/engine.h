@@ -105,6 +105,20 @@ void td_engine_eval_sum(const struct td_engine *e, const struct td_thread_row *t
 			struct td_counter_value *sum, double *values, struct td_metric_value *out);
 
 /*
+ * What the run's counts leave unsaid, in one sentence in why: the outputs
+ * that are undefined (NaN) with all of run's threads taken together, and
+ * the events they use that counted 0 in every thread or were never
+ * counted; then the tree nodes that have a value but rest on events that
+ * counted 0 in every thread. A PMU counts 0 of an event it does not
+ * implement (an emulated CPU's does of most): a ratio over it is
+ * undefined, a share of it reads 0, and the run says so once rather than
+ * leave a column of n/a or 0.0% unexplained. Info metrics are spoken of
+ * only when undefined (no crypto instruction in a run is no news).
+ * Returns how many outputs it speaks of; 0 leaves why "". -ENOMEM.
+ */
+int td_engine_explain_undefined(const struct td_engine *e, const struct td_run *run, char *why, size_t len);
+
+/*
  * Appends to run->metrics the rows described above for every interval and
  * for the whole run.  The run's events must be the ones the engine was
  * built for (-EINVAL otherwise).  On failure (-ENOMEM) run->metrics is

@@ -216,6 +216,14 @@ unsigned td_level_mask(int depth, bool with_info);
  */
 size_t td_model_events_for(const struct td_model *m, unsigned mask, int *out, size_t cap);
 
+/*
+ * The issue width the model's formulas take as #slots on a host: the
+ * PMU's caps/slots when it reports one, else the model's documented
+ * width. 0 when no formula of the model uses #slots (Neoverse N1's
+ * cycle-based level 1). *from_pmu (may be NULL) says which it is.
+ */
+unsigned td_model_slot_width(const struct td_model *m, const struct td_host_facts *facts, bool *from_pmu);
+
 /* Store the values of the model's '#' constants into values[]. */
 void td_model_set_constants(const struct td_model *m, const struct td_host_facts *facts,
 			    double *values);

@@ -135,6 +135,17 @@ static double constant_value(const struct td_model *m, const struct td_host_fact
 	return NAN; /* the loader admits no other name */
 }
 
+unsigned td_model_slot_width(const struct td_model *m, const struct td_host_facts *facts, bool *from_pmu)
+{
+	bool used = false;
+
+	for (size_t i = 0; i < m->n_constants && !used; i++)
+		used = strcmp(m->constants[i], "#slots") == 0;
+	if (from_pmu)
+		*from_pmu = used && facts->slots_per_cycle;
+	return used ? (unsigned)constant_value(m, facts, "#slots") : 0;
+}
+
 void td_model_set_constants(const struct td_model *m, const struct td_host_facts *facts,
 			    double *values)
 {

@@ -223,6 +223,10 @@ if want vm; then
 		vm_lab x86-64 tests/vm/lab.sh "$out"
 		if [ -x "$out/arm64/topdown" ]; then
 			vm_lab "arm64 on Neoverse N1" LAB_ARCH=arm64 tests/vm/lab.sh "$out" ${LAB_ARM64_SUITES:-bookworm}
+			# make test-vm-full: the Neoverse CPUs only QEMU 10 emulates, their PMU checks on 6.1
+			[ -n "${LAB_QEMU10_CPUS:-}" ] &&
+				vm_lab "arm64 on $LAB_QEMU10_CPUS (QEMU 10)" LAB_ARCH=arm64 LAB_CPUS="$LAB_QEMU10_CPUS" \
+					LAB_CHECKS=pmu tests/vm/lab.sh "$out" bookworm
 		else # make test cross-builds it on any host but an arm64 one
 			echo "[  SKIPPED ] kernel lab, arm64: no $out/arm64/topdown (make arm64 builds it)"
 			skipped=$((skipped + 1))

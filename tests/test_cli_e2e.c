@@ -281,6 +281,14 @@ static void test_collect_json_and_list(void **state)
 	assert_non_null(spinner);
 	assert_true(json_integer_value(json_object_get(spinner, "oncpu_ns")) > 0);
 	assert_non_null(json_object_get(json_object_get(spinner, "counters"), "task-clock"));
+	/* a software event counts all the time: its running fraction is 1 (less only the slices
+	 * started before the attach, whose counters were not read) */
+	{
+		double fraction = json_real_value(json_object_get(json_object_get(spinner, "running_fraction"),
+								  "task-clock"));
+
+		assert_true(fraction > 0.9 && fraction <= 1.0);
+	}
 	assert_non_null(find_thread(json_object_get(root, "threads"), "io_thd_1"));
 
 	{

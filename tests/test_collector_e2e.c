@@ -548,8 +548,8 @@ static size_t rotation_events(struct td_event *events)
 					     "minor-faults,major-faults,alignment-faults,emulation-faults,cpu-clock",
 					     events, ROTATION_EVENTS, &n, err, sizeof(err)), 0);
 	/* a clock in the middle group too (the list refuses one event twice): every group has one */
-	events[ROTATION_CLOCK_1] = (struct td_event){ "task-clock-again", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, 0 };
-	events[n++] = (struct td_event){ "dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, 0, 0 };
+	events[ROTATION_CLOCK_1] = (struct td_event){ "task-clock-again", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, 0, false };
+	events[n++] = (struct td_event){ "dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, 0, 0, false };
 	return n;
 }
 
@@ -772,7 +772,7 @@ static void test_sampling_and_switching_event(void **state)
 	assert_int_equal(td_collector_resample(c, &sample, err, sizeof(err)), 0);
 	usleep(400 * 1000);
 	assert_int_equal(td_collector_drain_samples(c, add_samples, &second, err, sizeof(err)), 0);
-	sample.event = (struct td_event){ "bogus-sw", PERF_TYPE_SOFTWARE, 0x7777, 0, 0 };
+	sample.event = (struct td_event){ "bogus-sw", PERF_TYPE_SOFTWARE, 0x7777, 0, 0, false };
 	assert_int_equal(td_collector_resample(c, &sample, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "bogus-sw"));
 	usleep(400 * 1000);
@@ -819,7 +819,7 @@ static void test_bad_plans_are_errors(void **state)
 static void test_unopenable_event_is_an_error(void **state)
 {
 	pid_t self = getpid();
-	struct td_event bogus = { "bogus-sw", PERF_TYPE_SOFTWARE, 0x7777, 0, 0 };
+	struct td_event bogus = { "bogus-sw", PERF_TYPE_SOFTWARE, 0x7777, 0, 0, false };
 	struct td_collector_opts opts = { .pids = &self, .nr_pids = 1, .events = &bogus, .nr_events = 1 };
 	char err[512] = "";
 

@@ -496,6 +496,77 @@ static void test_nan_propagation(void **state)
 	td_run_free(run);
 }
 
+/*
+ * An emulated Neoverse N2's PMU (qemu) counts cycles and nothing else of
+ * level 1: the OP_RETIRED / OP_SPEC ratio is 0/0 and its nodes are
+ * undefined, the others read shares of 0; the run says why once, naming
+ * the events that counted 0.
+ */
+static void test_zero_counters_explained(void **state)
+{
+	static const char *const n2_events[] = {
+		"CPU_CYCLES", "STALL_SLOT_FRONTEND", "STALL_SLOT_BACKEND", "STALL_SLOT", "OP_RETIRED", "OP_SPEC",
+		"BR_MIS_PRED",
+	};
+	static const char *const n1_events[] = { "CPU_CYCLES", "STALL_FRONTEND", "STALL_BACKEND" };
+	const double emulated[] = { 1e8, 0, 0, 0, 0, 0, 0 };
+	struct td_run *run = new_run(n2_events, 7), *n1_run = new_run(n1_events, 3);
+	struct td_engine *e = engine_for(model("neoverse-n2"), 1, run, false);
+	struct td_engine *n1 = engine_for(model("neoverse-n1"), 1, n1_run, false);
+	struct td_metric_value out[16];
+	char why[1024];
+
+	(void)state;
+	run->nr_threads = 2;
+	run->threads = calloc(2, sizeof(*run->threads));
+	run->threads[0] = thread(1, 1, "main", 100, emulated, 7, 1);
+	run->threads[1] = thread(2, 1, "io", 100, emulated, 7, 1);
+	eval_vector(e, emulated, 7, 1, out);
+	assert_true(isnan(out[output_index(e, "Retiring")].value));
+	assert_true(isnan(out[output_index(e, "Bad_Speculation")].value));
+	assert_close(out[output_index(e, "Backend_Bound")].value, 0); /* 0 over cycles is a number */
+	assert_int_equal(td_engine_explain_undefined(e, run, why, sizeof(why)), 4);
+	assert_string_equal(why, "Bad_Speculation, Retiring are n/a over the whole run: STALL_SLOT, OP_RETIRED, "
+			    "OP_SPEC, BR_MIS_PRED counted 0 in every thread (a PMU counts 0 of an event it does not "
+			    "implement, as an emulated CPU's does of most, and a ratio over 0 is undefined); "
+			    "Frontend_Bound, Backend_Bound rest on STALL_SLOT_FRONTEND, BR_MIS_PRED, "
+			    "STALL_SLOT_BACKEND, which counted 0 in every thread: a PMU that does not implement an "
+			    "event counts 0 of it");
+
+	/* one thread counted each event: nothing to say */
+	for (int k = 1; k < 7; k++)
+		run->threads[1].counters[k].value = 1e6;
+	assert_int_equal(td_engine_explain_undefined(e, run, why, sizeof(why)), 0);
+	assert_string_equal(why, "");
+
+	/* never counted (running fraction 0) is another reason, said as such */
+	run->threads[0].counters[5] = run->threads[1].counters[5] = (struct td_counter_value){ NAN, 0 };
+	assert_int_equal(td_engine_explain_undefined(e, run, why, sizeof(why)), 2);
+	assert_string_equal(why, "Bad_Speculation, Retiring are n/a over the whole run: OP_SPEC never counted "
+			    "(a window too short for every counter group?)");
+
+	/* no cycles at all: every node is undefined, and CPU_CYCLES is named */
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 7; k++)
+			run->threads[i].counters[k] = (struct td_counter_value){ 0, 1 };
+	assert_int_equal(td_engine_explain_undefined(e, run, why, sizeof(why)), 4);
+	assert_non_null(strstr(why, "Frontend_Bound, Bad_Speculation, Backend_Bound, Retiring are n/a over the "
+				    "whole run: CPU_CYCLES, STALL_SLOT_FRONTEND, "));
+
+	/* Neoverse N1's cycle-based level 1 on the same PMU: two shares of 0, said so */
+	n1_run->nr_threads = 1;
+	n1_run->threads = calloc(1, sizeof(*n1_run->threads));
+	n1_run->threads[0] = thread(1, 1, "main", 100, emulated, 3, 1);
+	assert_int_equal(td_engine_explain_undefined(n1, n1_run, why, sizeof(why)), 2);
+	assert_string_equal(why, "Frontend_Stalled_Cycles, Backend_Stalled_Cycles rest on STALL_FRONTEND, "
+			    "STALL_BACKEND, which counted 0 in every thread: a PMU that does not implement an event "
+			    "counts 0 of it");
+	td_engine_free(e);
+	td_engine_free(n1);
+	td_run_free(run);
+	td_run_free(n1_run);
+}
+
 /* ---- confidence ---------------------------------------------------------------- */
 
 static void test_confidence(void **state)
@@ -594,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_tree_order),
 		cmocka_unit_test(test_info_needs_events),
 		cmocka_unit_test(test_nan_propagation),
+		cmocka_unit_test(test_zero_counters_explained),
 		cmocka_unit_test(test_confidence),
 		cmocka_unit_test(test_group_names),
 		cmocka_unit_test(test_errors),

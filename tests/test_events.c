@@ -150,6 +150,39 @@ static void test_raw_events(void **state)
 	expect_error(FAKE_SYSFS, "rxyz", -ENOENT, "unknown event");
 }
 
+/* ":u" counts user space only on any form; the name keeps it, the encoding does not change. */
+static void test_user_only_modifier(void **state)
+{
+	(void)state;
+	struct td_event ev = resolve_ok(FAKE_SYSFS, "instructions:u"), out[4];
+	size_t count = 0;
+	char err[512] = "";
+
+	assert_int_equal(ev.type, TYPE_HARDWARE);
+	assert_int_equal(ev.config, 1);
+	assert_true(ev.user_only);
+	ev = resolve_ok(FAKE_SYSFS, "r1a8:u");
+	assert_int_equal(ev.type, TYPE_RAW);
+	assert_int_equal(ev.config, 0x1a8);
+	assert_true(ev.user_only);
+	ev = resolve_ok(FAKE_SYSFS, "cpu/event=0x3c/:u");
+	assert_int_equal(ev.type, 4);
+	assert_int_equal(ev.config, 0x3c);
+	assert_true(ev.user_only);
+	ev = resolve_ok(FAKE_SYSFS, BRANCH_MISSES ":u");
+	assert_int_equal(ev.config, BRANCH_MISSES_CONFIG);
+	assert_true(ev.user_only);
+	assert_false(resolve_ok(FAKE_SYSFS, "instructions").user_only);
+	/* both in one run: not the same event */
+	assert_int_equal(td_event_list_parse_at(FAKE_SYSFS, "instructions,instructions:u", out, 4, &count, err,
+						sizeof(err)), 0);
+	assert_int_equal(count, 2);
+	assert_false(out[0].user_only);
+	assert_true(out[1].user_only);
+	expect_error(FAKE_SYSFS, "bogus:u", -ENOENT, "unknown event 'bogus'");
+	expect_error(FAKE_SYSFS, ":u", -ENOENT, "unknown event ':u'");
+}
+
 static void test_pmu_events(void **state)
 {
 	(void)state;
@@ -394,6 +427,8 @@ static void test_list_errors(void **state)
 	list_bad("cycles,instructions,cycles", 8, -EINVAL, "event 'cycles' appears twice");
 	list_bad("cycles,cpu-cycles", 8, -EINVAL, "events 'cycles' and 'cpu-cycles' in 'cycles,cpu-cycles' are the same event");
 	list_bad("cs,context-switches", 8, -EINVAL, "are the same event");
+	list_bad("instructions:u,instructions:u", 8, -EINVAL, "event 'instructions:u' appears twice");
+	list_bad("cycles:u,cpu-cycles:u", 8, -EINVAL, "events 'cycles:u' and 'cpu-cycles:u' in");
 	list_bad("cpu/slots/,cpu/event=0,umask=4/", 8, -EINVAL, "are the same event");
 	list_bad("cycles,bogus_event", 8, -ENOENT, "unknown event 'bogus_event'");
 	list_bad("cycles,cpu/event=1", 8, -EINVAL, "write a PMU event as");
@@ -413,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_software_events),
 		cmocka_unit_test(test_hardware_events),
 		cmocka_unit_test(test_raw_events),
+		cmocka_unit_test(test_user_only_modifier),
 		cmocka_unit_test(test_pmu_events),
 		cmocka_unit_test(test_pmu_event_errors),
 		cmocka_unit_test(test_libpfm_agrees_with_sysfs),

@@ -54,13 +54,31 @@ static void test_cpulist_errors(void **state)
 	}
 }
 
+/* ":u" (user_only) excludes the kernel and the hypervisor, never user space. */
+static void test_user_only_attrs(void **state)
+{
+	struct td_event events[2] = {
+		{ "instructions:u", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0, 0, true },
+		{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0, 0, false },
+	};
+	struct td_counter_group group = { .nr_events = 2, .events = { 0, 1 } };
+	struct perf_event_attr attrs[2];
+
+	(void)state;
+	td_pmu_group_attrs(events, &group, attrs);
+	assert_int_equal(attrs[0].exclude_kernel, 1);
+	assert_int_equal(attrs[0].exclude_hv, 1);
+	assert_int_equal(attrs[0].exclude_user, 0);
+	assert_int_equal(attrs[1].exclude_kernel | attrs[1].exclude_hv | attrs[1].exclude_user, 0);
+}
+
 static void test_group_attrs_follow_plan_order(void **state)
 {
 	struct td_event events[4] = {
-		{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, 0 },
-		{ "raw", PERF_TYPE_RAW, 0x1c2, 0x3, 0x4 },
-		{ "slots", 4, 0x400, 0, 0 },
-		{ "topdown-be-bound", 4, 0x8300, 0, 0 },
+		{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, 0, false },
+		{ "raw", PERF_TYPE_RAW, 0x1c2, 0x3, 0x4, false },
+		{ "slots", 4, 0x400, 0, 0, false },
+		{ "topdown-be-bound", 4, 0x8300, 0, 0, false },
 	};
 	/* slot order differs from event order: the attrs follow the slots */
 	struct td_counter_group group = { .nr_events = 4, .events = { 2, 3, 1, 0 }, .kernel_group = 2 };
@@ -95,6 +113,7 @@ int main(void)
 		cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_cpulist_errors),
 		cmocka_unit_test(test_group_attrs_follow_plan_order),
+		cmocka_unit_test(test_user_only_attrs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

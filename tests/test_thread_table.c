@@ -88,11 +88,51 @@ static void test_print_limits(void **state)
 	free(text);
 }
 
+/* Counters counted part of the time: the table says how much, on-CPU-time weighted. */
+static void test_print_counted_share(void **state)
+{
+	struct td_run run = { .process = "w", .started_ns = 0, .ended_ns = 1000, .nr_events = 2,
+			      .event_names = { "instructions", "cycles" } };
+	struct td_thread_row rows[2] = { row("a", 1, 300, false, 10), row("b", 2, 100, false, 10) };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	rows[0].counters[0].running_fraction = 0.5; /* (0.5 * 300 + 0.1 * 100) / 400 = 40% */
+	rows[1].counters[0].running_fraction = 0.1;
+	rows[0].counters[1].running_fraction = 1;
+	rows[1].counters[1].running_fraction = 1;
+	run.threads = rows;
+	run.nr_threads = 2;
+	out = open_memstream(&text, &len);
+	td_print_thread_table(out, &run, 1, 5, "");
+	fclose(out);
+	assert_non_null(strstr(text, "counted, as a share of the threads' on-CPU time (each count above is scaled "
+				     "to all of it): instructions 40%, cycles 100%\n"));
+	free(text);
+
+	/* all counted all the time, or no counters shown: nothing to say */
+	rows[0].counters[0].running_fraction = rows[1].counters[0].running_fraction = 1;
+	out = open_memstream(&text, &len);
+	td_print_thread_table(out, &run, 1, 5, "");
+	fclose(out);
+	assert_null(strstr(text, "counted,"));
+	free(text);
+	rows[0].counters[0].running_fraction = 0.5;
+	out = open_memstream(&text, &len);
+	td_print_thread_table(out, &run, 0, 5, "");
+	fclose(out);
+	assert_null(strstr(text, "counted,"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fold),
 		cmocka_unit_test(test_print_limits),
+		cmocka_unit_test(test_print_counted_share),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

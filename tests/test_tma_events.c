@@ -516,6 +516,11 @@ static void test_host_pmu_binding(void **state)
 				      sizeof(err)), 0);
 	assert_int_equal(s->facts.slots_per_cycle, 0);
 	assert_int_equal(s->events[0].type, 10); /* the recorded armv8_pmuv3_0/type */
+	/* its formulas then take the model's documented width, and the run says so */
+	assert_int_equal(td_model_slot_width(s->model, &s->facts, NULL), s->model->slots_per_cycle);
+	assert_true(td_tma_describe_slots(s, err, sizeof(err)));
+	assert_non_null(strstr(err, "formulas take 8 slots per cycle, the width its definition documents: "
+				    "PMU armv8_pmuv3_0 reports none (caps/slots absent or 0)"));
 
 	/* Alder Lake without E-cores registers its core PMU as cpu */
 	root = make_root(non_hybrid_adl);
@@ -664,6 +669,18 @@ static void test_neoverse_hosts(void **state)
 		free(values);
 		/* N1's level 1 is cycle-based: no formula takes the slot width. */
 		assert_int_equal(has_slots_constant, strcmp(hosts[h].dir, "n1") != 0);
+		/* and the run says which width, and whence; all of these report caps/slots but N1 */
+		assert_int_equal(td_model_slot_width(model, &s->facts, NULL), has_slots_constant ? hosts[h].slots : 0);
+		assert_false(td_tma_describe_slots(s, err, sizeof(err)));
+		if (has_slots_constant) {
+			char want[128];
+
+			snprintf(want, sizeof(want), "take %u slots per cycle, from PMU armv8_pmuv3_0's caps/slots",
+				 hosts[h].slots);
+			assert_non_null(strstr(err, want));
+		} else {
+			assert_string_equal(err, "");
+		}
 		assert_int_equal(model->slots_per_cycle, hosts[h].slots);
 	}
 	free(s);

@@ -1,6 +1,7 @@
 # Sourced by the kernel lab's scripts (tests/vm/lab.sh, tests/vm/systemd.sh):
 # Debian's archive reached through the host's own mirror, with the lab's
-# own apt sources and state under $apt_dir, for the architecture $arch.
+# own apt sources and state under $apt_dir, for the architecture $apt_arch
+# (by default the lab's $arch; QEMU 10 is fetched for the host's own).
 # Nothing here installs a package; the mirror's address is read at run time
 # and written only under the build directory.
 
@@ -11,24 +12,26 @@ mirror() {
 	} | tr ' ' '\n' | grep -v security | grep -m1 '/debian/\?$'
 }
 
+apt_arch=${apt_arch:-$arch}
 apt_lab() { # apt-get or apt-cache with the lab's own sources and state
 	local tool=$1
 	shift
 	"$tool" -q -o Dir::Etc::sourcelist="$apt_dir/sources.list" -o Dir::Etc::sourceparts=/nonexistent \
 		-o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache" \
 		-o Dir::State::status=/var/lib/dpkg/status -o APT::Get::List-Cleanup=0 \
-		-o APT::Architecture="$arch" -o APT::Architectures::="$arch" "$@"
+		-o APT::Architecture="$apt_arch" -o APT::Architectures::="$apt_arch" "$@"
 }
 
-prepare_apt() {
-	local uri
+prepare_apt() { # [SUITE...]: the host's mirror for these suites (default: the lab's three)
+	local uri suite
 	[ -s "$apt_dir/lists/.updated" ] && return 0
 	uri=$(mirror) || true
 	[ -n "$uri" ] || die "cannot find the host's Debian mirror in /etc/apt/sources.list*"
 	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
-	for suite in bullseye bookworm bookworm-backports; do
-		echo "deb [arch=$arch signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main"
+	[ $# -gt 0 ] || set -- bullseye bookworm bookworm-backports
+	for suite in "$@"; do
+		echo "deb [arch=$apt_arch signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main"
 	done >"$apt_dir/sources.list"
-	apt_lab apt-get -o APT::Architectures::="$arch" update >"$apt_dir/update.log" 2>&1 || { cat "$apt_dir/update.log"; die "apt-get update of the lab's suites failed"; }
+	apt_lab apt-get update >"$apt_dir/update.log" 2>&1 || { cat "$apt_dir/update.log"; die "apt-get update of the lab's suites failed"; }
 	date >"$apt_dir/lists/.updated"
 }

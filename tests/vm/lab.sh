@@ -14,9 +14,14 @@
 # no network.
 #
 # LAB_ARCH=arm64 boots the arm64 build (make arm64) on Debian's arm64
-# kernels instead, on an emulated Neoverse N1 (-cpu neoverse-n1: its real
+# kernels instead, on an emulated Neoverse (-cpu neoverse-n1: its real
 # MIDR and the kernel's armv8_pmuv3 driver), one vCPU with -icount shift=0
-# so that instructions count exactly.
+# so that instructions count exactly. LAB_CPUS lists the CPUs to boot each
+# kernel on (default neoverse-n1); one the host's qemu does not know
+# (neoverse-n2 and neoverse-v1 need QEMU 8.2 or later) runs on
+# qemu-system-arm from bookworm-backports, downloaded and unpacked under
+# BUILD_DIR/vm/qemu the same way, never installed. LAB_CHECKS=pmu runs
+# only the checks of the emulated PMU (tests/vm/init.sh).
 #
 # usage: tests/vm/lab.sh BUILD_DIR [SUITE...]   (as root; SUITE: bullseye bookworm bookworm-backports)
 set -u
@@ -24,6 +29,7 @@ out=$(realpath "${1:-build}")
 shift $(($# > 0))
 suites=${*:-bullseye bookworm bookworm-backports}
 arch=${LAB_ARCH:-amd64}
+checks=${LAB_CHECKS:-all}
 bin=$out
 [ "$arch" = arm64 ] && bin=$out/arm64
 lab=$out/vm/$arch
@@ -33,16 +39,40 @@ failures=0
 
 die() { echo "lab: $*"; exit 1; }
 case $arch in
-amd64) qemu=(qemu-system-x86_64 -accel tcg -m 1024 -smp 2) console=ttyS0 ;;
-arm64) qemu=(qemu-system-aarch64 -accel tcg -M virt -cpu "${LAB_CPU:-neoverse-n1}" -m 1024 -smp 1 -icount shift=0)
-       console=ttyAMA0 ;;
+amd64) qemu=(qemu-system-x86_64 -accel tcg -m 1024 -smp 2) console=ttyS0 cpus=qemu64 ;;
+arm64) qemu=(qemu-system-aarch64 -accel tcg -M virt -m 1024 -smp 1 -icount shift=0) console=ttyAMA0
+       cpus=${LAB_CPUS:-neoverse-n1} ;;
 *) die "LAB_ARCH is amd64 or arm64, not '$arch'" ;;
 esac
+[ "$checks" = all ] || [ "$checks" = pmu ] || die "LAB_CHECKS is all or pmu, not '$checks'"
 command -v "${qemu[0]}" >/dev/null || die "${qemu[0]} is missing: make deps installs qemu-system-x86 (and qemu-system-arm)"
 command -v cpio >/dev/null || die "cpio is missing: make deps installs it"
 [ -x "$bin/topdown" ] && [ -x "$bin/td-workload" ] || die "no $bin/topdown or td-workload: run make${arch/amd64/} first"
 
 . "$here/apt.sh"
+
+# qemu-system-aarch64 for a CPU the host's qemu does not know: QEMU 10
+# from bookworm-backports, for the host's architecture, unpacked under
+# $out/vm/qemu (its libraries are the ones the host's qemu-system-arm
+# already pulled in). Prints the binary's path.
+fetch_qemu() {
+	local dir=$out/vm/qemu apt_dir=$out/vm/qemu/apt apt_arch
+	apt_arch=$(dpkg --print-architecture)
+	if [ ! -x "$dir/root/usr/bin/qemu-system-aarch64" ]; then
+		prepare_apt bookworm-backports >&2
+		mkdir -p "$dir/pkg"
+		(cd "$dir/pkg" && apt_lab apt-get download qemu-system-arm/bookworm-backports) >/dev/null 2>&1 ||
+			{ echo "cannot download qemu-system-arm from bookworm-backports" >&2; return 1; }
+		dpkg-deb -x "$(ls "$dir"/pkg/*.deb | head -1)" "$dir/root"
+		rm -rf "$dir/pkg"
+	fi
+	if ldd "$dir/root/usr/bin/qemu-system-aarch64" | grep -q 'not found'; then
+		echo "qemu-system-aarch64 of bookworm-backports lacks libraries on this host:" \
+			"$(ldd "$dir/root/usr/bin/qemu-system-aarch64" | grep 'not found' | tr -s '\n\t' ' ')" >&2
+		return 1
+	fi
+	echo "$dir/root/usr/bin/qemu-system-aarch64"
+}
 
 # The newest kernel image package of suite that the mirror serves whole,
 # unpacked under $lab/kernels/SUITE; prints the vmlinuz path.
@@ -126,15 +156,25 @@ build_initramfs() {
 	(cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$img"
 }
 
-boot() { # SUITE VMLINUZ: the guest's TD-RESULT lines on stdout
-	local suite=$1 kernel=$2 log=$lab/boot-$1.log
-	timeout 900 "${qemu[@]}" -nographic -no-reboot \
+# SUITE CPU VMLINUZ QEMU: the guest's TD-RESULT lines on stdout. The CPU
+# and the checks to run reach the guest's /init on the kernel command line.
+boot() {
+	local suite=$1 cpu=$2 kernel=$3 log=$lab/boot-$1-$2.log cpu_args=()
+	[ "$arch" = arm64 ] && cpu_args=(-cpu "$cpu")
+	timeout 900 "$4" "${qemu[@]:1}" "${cpu_args[@]}" -nographic -no-reboot \
 		-kernel "$kernel" -initrd "$lab/initramfs.cpio.gz" \
-		-append "console=$console panic=-1 quiet" >"$log" 2>&1
+		-append "console=$console panic=-1 quiet td_cpu=$cpu td_checks=$checks" >"$log" 2>&1
 	tr -d '\r' <"$log" | grep -ao 'TD-RESULT .*'
 }
 
-prepare_apt
+# The qemu that emulates CPU: the host's, or QEMU 10 (fetch_qemu).
+qemu_for() {
+	[ "$arch" = amd64 ] && { echo "${qemu[0]}"; return; }
+	"${qemu[0]}" -cpu help | grep -qw "$1" && { echo "${qemu[0]}"; return; }
+	fetch_qemu
+}
+
+prepare_apt bullseye bookworm bookworm-backports
 fetch_busybox
 build_initramfs
 echo "| kernel suite | arch | kernel | check | result | detail |"
@@ -145,19 +185,28 @@ for suite in $suites; do
 		failures=$((failures + 1))
 		continue
 	fi
-	results=$(boot "$suite" "$kernel")
-	if [ -z "$results" ]; then
-		echo "| $suite | $arch | - | boot | fail | no result from the guest (see $lab/boot-$suite.log) |"
-		failures=$((failures + 1))
-		continue
-	fi
-	release=$(sed -n 's/^TD-RESULT kernel ok //p' <<<"$results")
-	while read -r _ name status detail; do
-		[ "$name" = kernel ] || [ "$name" = done ] && continue
-		echo "| $suite | $arch | ${release:-?} | $name | $status | $detail |"
-		[ "$status" = ok ] || failures=$((failures + 1))
-	done <<<"$results"
-	grep -q '^TD-RESULT done' <<<"$results" || { echo "| $suite | $arch | ${release:-?} | finish | fail | the checks did not finish (see $lab/boot-$suite.log) |"; failures=$((failures + 1)); }
+	for cpu in $cpus; do
+		machine=$arch
+		[ "$arch" = arm64 ] && machine="$arch, $cpu"
+		if ! emulator=$(qemu_for "$cpu"); then
+			echo "| $suite | $machine | - | boot | fail | no qemu emulates $cpu (see above) |"
+			failures=$((failures + 1))
+			continue
+		fi
+		results=$(boot "$suite" "$cpu" "$kernel" "$emulator")
+		if [ -z "$results" ]; then
+			echo "| $suite | $machine | - | boot | fail | no result from the guest (see $lab/boot-$suite-$cpu.log) |"
+			failures=$((failures + 1))
+			continue
+		fi
+		release=$(sed -n 's/^TD-RESULT kernel ok //p' <<<"$results")
+		while read -r _ name status detail; do
+			[ "$name" = kernel ] || [ "$name" = done ] && continue
+			echo "| $suite | $machine | ${release:-?} | $name | $status | $detail |"
+			[ "$status" = ok ] || failures=$((failures + 1))
+		done <<<"$results"
+		grep -q '^TD-RESULT done' <<<"$results" || { echo "| $suite | $machine | ${release:-?} | finish | fail | the checks did not finish (see $lab/boot-$suite-$cpu.log) |"; failures=$((failures + 1)); }
+	done
 done
 [ "$failures" -eq 0 ] || { echo "lab: $failures checks failed"; exit 1; }
-echo "lab: every check passed on $suites"
+echo "lab: every check passed on $suites ($cpus)"

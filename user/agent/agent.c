@@ -653,7 +653,7 @@ static int run_window(struct td_agent *agent, char *err, size_t errlen)
 static void announce(struct td_agent *agent)
 {
 	const struct td_agent_config *a = agent->args;
-	char every[32], counted[32], targets[TD_MAX_TARGET_COMMS * 20] = "";
+	char every[32], counted[32], targets[TD_MAX_TARGET_COMMS * 20] = "", slots[256];
 	size_t used = 0;
 
 	for (size_t n = 0; n < a->nr_process_names; n++)
@@ -666,6 +666,8 @@ static void announce(struct td_agent *agent)
 	if (agent->tma.wanted && !agent->tma.setup)
 		agent_log(agent, "TMA unavailable: %s; runs keep the scheduling figures and the counters that work here",
 			  agent->tma.unavailable);
+	if (agent->tma.setup && td_tma_describe_slots(agent->tma.setup, slots, sizeof(slots)))
+		agent_log(agent, "%s", slots);
 }
 
 static int new_engine(struct td_agent *agent, char *err, size_t errlen)

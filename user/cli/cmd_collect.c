@@ -350,42 +350,56 @@ static json_t *tma_json(const struct td_run *run, const struct td_tma_choice *tm
 {
 	json_t *groups, *processes, *root;
 	const struct td_model *model;
+	unsigned width;
+	bool from_pmu;
 
 	if (!tma->wanted)
 		return json_null();
 	if (!tma->engine)
 		return json_pack("{s:s}", "unavailable", tma->unavailable);
 	model = tma->setup->model;
+	width = td_model_slot_width(model, &tma->setup->facts, &from_pmu);
 	groups = td_metric_trees_json(run, TD_SCOPE_GROUP);
 	processes = td_metric_trees_json(run, TD_SCOPE_PROCESS);
-	root = json_pack("{s:s, s:s, s:s?, s:i, s:s, s:b, s:i, s:I, s:o, s:o}", "model", model->name,
+	/* slots_per_cycle: null when no formula takes a slot width */
+	root = json_pack("{s:s, s:s, s:s?, s:i, s:s, s:b, s:i, s:I, s:o, s:s?, s:o, s:o}", "model", model->name,
 			 "model_name", model->long_name, "note", model->notes, "level", tma->setup->depth,
 			 "pmu", tma->setup->pmu, "smt_on", tma->setup->facts.smt_on,
 			 "gp_counters", tma->setup->budget.gp_counters,
 			 "counter_groups", (json_int_t)tma->setup->plan.nr_groups,
+			 "slots_per_cycle", width ? json_integer(width) : json_null(),
+			 "slots_from", !width ? NULL : from_pmu ? "pmu" : "model",
 			 "groups", tree_list(groups, "group"), "processes", tree_list(processes, "pid"));
 	json_decref(groups);
 	json_decref(processes);
 	return root;
 }
 
+/*
+ * counters: each event's count, scaled to the thread's whole counted time
+ * when it was counted part of it (groups taking turns, or the kernel
+ * multiplexing more events than the PMU has counters); running_fraction:
+ * the share it was really counted, the estimate's confidence.
+ */
 static json_t *thread_json(const struct td_run *run, const struct td_thread_row *t, json_t *thread_trees)
 {
-	json_t *counters = json_object(), *tree;
+	json_t *counters = json_object(), *fractions = json_object(), *tree;
 	char tid[16];
 
-	for (size_t e = 0; e < run->nr_events; e++)
+	for (size_t e = 0; e < run->nr_events; e++) {
 		json_object_set_new(counters, run->event_names[e],
 				    isnan(t->counters[e].value) ? json_null() : json_real(t->counters[e].value));
+		json_object_set_new(fractions, run->event_names[e], json_real(t->counters[e].running_fraction));
+	}
 	snprintf(tid, sizeof(tid), "%u", t->tid);
 	tree = thread_trees ? json_object_get(thread_trees, tid) : NULL;
-	return json_pack("{s:I, s:I, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:o, s:O?}",
+	return json_pack("{s:I, s:I, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:O?}",
 			 "tid", (json_int_t)t->tid, "pid", (json_int_t)t->pid, "comm", t->comm,
 			 "exited", t->exited, "oncpu_ns", (json_int_t)t->oncpu_ns,
 			 "voluntary_switches", (json_int_t)t->voluntary_switches,
 			 "involuntary_switches", (json_int_t)t->involuntary_switches,
 			 "migrations", (json_int_t)t->migrations, "runq_wait_ns", (json_int_t)t->runq_wait_ns,
-			 "counters", counters, "tma", tree);
+			 "counters", counters, "running_fraction", fractions, "tma", tree);
 }
 
 static void print_json(const struct td_run *run, const struct td_tma_choice *tma, const char *attach_kind)
@@ -431,10 +445,17 @@ static void install_stop_handlers(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-/* What the user should know before the window: no tree, or too short a window for every group. */
+/*
+ * What the user should know before the window: no tree, too short a window
+ * for every group, or a slot width the PMU did not give.
+ */
 static void announce_tma(const struct collect_args *a, const struct td_tma_choice *tma)
 {
 	uint64_t intervals = (a->duration_ns + a->interval_ns - 1) / a->interval_ns;
+	char slots[256];
+
+	if (tma->setup && td_tma_describe_slots(tma->setup, slots, sizeof(slots)))
+		fprintf(stderr, "topdown: %s\n", slots);
 
 	if (tma->wanted && !tma->setup)
 		fprintf(stderr, "topdown: TMA unavailable: %s; the run keeps the scheduling figures and the counters that work here\n",
@@ -500,6 +521,21 @@ static void print_hot(const struct td_run *run, const struct locate_run *lr)
 	       run->id);
 }
 
+/* Says once why nodes of the tree are n/a over the whole run, or rest on events that counted 0. */
+static int explain_undefined(const struct td_engine *engine, const struct td_run *run, char *err, size_t errlen)
+{
+	char why[1024];
+	int undefined = td_engine_explain_undefined(engine, run, why, sizeof(why));
+
+	if (undefined < 0) {
+		snprintf(err, errlen, "out of memory checking the tree's values");
+		return undefined;
+	}
+	if (undefined && run->nr_threads)
+		fprintf(stderr, "topdown: %s\n", why);
+	return 0;
+}
+
 /* The collection proper, once the arguments, host and database are fine. */
 static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, struct td_store *store,
 			     const char *db_path, char *err, size_t errlen)
@@ -534,6 +570,8 @@ static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, 
 		snprintf(err, errlen, "out of memory keeping the profile");
 	if (!ret && tma->engine)
 		ret = td_engine_compute(tma->engine, run, err, errlen);
+	if (!ret && tma->engine)
+		ret = explain_undefined(tma->engine, run, err, errlen);
 	if (!ret)
 		ret = td_store_write_run(store, run, err, errlen);
 	if (!ret && !run->nr_threads) /* stored all the same: an idle target is an answer */

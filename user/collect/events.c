@@ -372,21 +372,36 @@ static int check_name_length(const char *name, size_t len, char *err, size_t err
 	return 0;
 }
 
+#define USER_ONLY_SUFFIX ":u"
+
+/* The encoding of name, which has no ":u" suffix. */
+static int resolve_base(const char *sysfs_root, const char *name, struct td_event *out, char *err, size_t errlen)
+{
+	if (resolve_perf_name(name, out) || resolve_raw(name, out))
+		return 0;
+	if (strchr(name, '/'))
+		return resolve_pmu_event(sysfs_root, name, out, err, errlen);
+	return resolve_pfm(name, out, err, errlen);
+}
+
 int td_event_resolve_at(const char *sysfs_root, const char *name, struct td_event *out,
 			char *err, size_t errlen)
 {
-	size_t len = name ? strlen(name) : 0;
+	size_t len = name ? strlen(name) : 0, suffix = strlen(USER_ONLY_SUFFIX);
+	char base[TD_EVENT_NAME_MAX];
 	int rc = check_name_length(name, len, err, errlen);
 
 	if (rc < 0)
 		return rc;
 	memset(out, 0, sizeof(*out));
 	memcpy(out->name, name, len + 1);
-	if (resolve_perf_name(name, out) || resolve_raw(name, out))
-		return 0;
-	if (strchr(name, '/'))
-		return resolve_pmu_event(sysfs_root, name, out, err, errlen);
-	return resolve_pfm(name, out, err, errlen);
+	memcpy(base, name, len + 1);
+	/* The modifier is ours, not libpfm4's: its own ":u" would be dropped with the rest of its attr. */
+	if (len > suffix && strcmp(name + len - suffix, USER_ONLY_SUFFIX) == 0) {
+		base[len - suffix] = '\0';
+		out->user_only = true;
+	}
+	return resolve_base(sysfs_root, base, out, err, errlen);
 }
 
 int td_event_resolve(const char *name, struct td_event *out, char *err, size_t errlen)
@@ -397,7 +412,7 @@ int td_event_resolve(const char *name, struct td_event *out, char *err, size_t e
 static bool same_encoding(const struct td_event *a, const struct td_event *b)
 {
 	return a->type == b->type && a->config == b->config &&
-	       a->config1 == b->config1 && a->config2 == b->config2;
+	       a->config1 == b->config1 && a->config2 == b->config2 && a->user_only == b->user_only;
 }
 
 /* Rejects ev when an earlier event has its name or its encoding. */

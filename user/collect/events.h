@@ -19,6 +19,11 @@
  *   - anything else through libpfm4 (INST_RETIRED.ANY, TOPDOWN.SLOTS), whose
  *     tables cover the CPUs of the architecture it was built for.
  *
+ * Any of them may end in ":u" (instructions:u, r08:u): the event counts in
+ * user space only, as perf's modifier does (exclude_kernel, exclude_hv).
+ * The name keeps the suffix, so a run can count both instructions and
+ * instructions:u.
+ *
  * libpfm4 is initialised lazily, once per process, by the first name that
  * needs it (pthread_once), so threads may resolve events concurrently from
  * the start. It is never terminated: its tables live as long as the
@@ -28,6 +33,7 @@
 #ifndef TOPDOWN_EVENTS_H
 #define TOPDOWN_EVENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +44,7 @@ struct td_event {
 	char name[TD_EVENT_NAME_MAX]; /* as the user wrote it */
 	uint32_t type;                /* PERF_TYPE_* or a dynamic PMU type from sysfs */
 	uint64_t config, config1, config2;
+	bool user_only;               /* ":u": exclude_kernel and exclude_hv when opened */
 };
 
 /* Resolves one name; reads pmu/.../ forms under /sys. 0 or a negative errno. */

@@ -43,6 +43,8 @@ static void counting_attr(const struct td_event *event, struct perf_event_attr *
 	attr->config = event->config;
 	attr->config1 = event->config1;
 	attr->config2 = event->config2;
+	attr->exclude_kernel = event->user_only;
+	attr->exclude_hv = event->user_only;
 	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 }
 

@@ -375,6 +375,23 @@ static int depth_events(const struct td_model *model, int depth, int *idx, size_
 	return 0;
 }
 
+bool td_tma_describe_slots(const struct td_tma_setup *s, char *buf, size_t len)
+{
+	bool from_pmu;
+	unsigned width = td_model_slot_width(s->model, &s->facts, &from_pmu);
+
+	buf[0] = '\0';
+	if (!width)
+		return false;
+	if (from_pmu)
+		snprintf(buf, len, "%s's formulas take %u slots per cycle, from PMU %s's caps/slots", s->model->long_name,
+			 width, s->pmu);
+	else
+		snprintf(buf, len, "%s's formulas take %u slots per cycle, the width its definition documents: "
+			 "PMU %s reports none (caps/slots absent or 0)", s->model->long_name, width, s->pmu);
+	return !from_pmu;
+}
+
 int td_tma_bind_event(const struct td_event_def *def, uint32_t pmu_type, struct td_event *out, char *err,
 		      size_t errlen)
 {

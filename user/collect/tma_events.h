@@ -25,6 +25,7 @@
 #ifndef TOPDOWN_TMA_EVENTS_H
 #define TOPDOWN_TMA_EVENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -87,6 +88,14 @@ struct td_tma_setup {
  */
 int td_tma_setup(const struct td_model *model, int depth, const char *root,
 		 const struct td_cpuinfo *cpu, struct td_tma_setup *setup, char *err, size_t errlen);
+
+/*
+ * One sentence, into buf, on the slot width the setup's formulas use and
+ * where it comes from (the PMU's caps/slots, or the model's documented
+ * width when the PMU reports none); "" when no formula uses one. Returns
+ * whether the width is the model's, which a run says once.
+ */
+bool td_tma_describe_slots(const struct td_tma_setup *setup, char *buf, size_t len);
 
 /* A kb event as perf_event_open(2) wants it, on the PMU of that type. */
 int td_tma_bind_event(const struct td_event_def *def, uint32_t pmu_type, struct td_event *out, char *err,

@@ -83,6 +83,46 @@ static void figures(FILE *out, const struct td_thread_row *t, double duration_ns
 		fprintf(out, " %14s", td_format_count(t->counters[e].value, b, sizeof(b)));
 }
 
+/*
+ * An event's running fraction over the whole run: its threads' fractions
+ * weighted by their on-CPU time (the plain mean when none has any).
+ */
+static double run_fraction(const struct td_run *run, size_t e)
+{
+	double weighted = 0, oncpu = 0, plain = 0;
+
+	for (size_t i = 0; i < run->nr_threads; i++) {
+		const struct td_thread_row *t = &run->threads[i];
+
+		weighted += t->counters[e].running_fraction * t->oncpu_ns;
+		oncpu += t->oncpu_ns;
+		plain += t->counters[e].running_fraction;
+	}
+	return oncpu > 0 ? weighted / oncpu : run->nr_threads ? plain / run->nr_threads : 1;
+}
+
+/* Rounded to a whole percent, a fraction under this shows as less than 100%. */
+#define FULLY_COUNTED 0.995
+
+/*
+ * When some counter was counted part of the time (groups taking turns,
+ * or more events than the PMU has counters), the share each was: the
+ * confidence of the scaled counts above.
+ */
+static void print_counted(FILE *out, const struct td_run *run)
+{
+	bool partly = false;
+
+	for (size_t e = 0; e < run->nr_events && !partly; e++)
+		partly = run_fraction(run, e) < FULLY_COUNTED;
+	if (!partly)
+		return;
+	fprintf(out, "\ncounted, as a share of the threads' on-CPU time (each count above is scaled to all of it):");
+	for (size_t e = 0; e < run->nr_events; e++)
+		fprintf(out, "%s %s %.0f%%", e ? "," : "", run->event_names[e], 100 * run_fraction(run, e));
+	fputc('\n', out);
+}
+
 void td_print_thread_table(FILE *out, const struct td_run *run, int with_counters, size_t max_threads,
 			   const char *more_hint)
 {
@@ -121,6 +161,8 @@ void td_print_thread_table(FILE *out, const struct td_run *run, int with_counter
 	}
 	if (run->nr_threads > shown)
 		fprintf(out, "... %zu more threads (%s)\n", run->nr_threads - shown, more_hint);
+	if (with_counters)
+		print_counted(out, run);
 	free(groups);
 	free(busiest);
 }

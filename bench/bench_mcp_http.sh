@@ -25,10 +25,12 @@ for tool in "$out/topdown" "$out/td-gen-runs"; do
 	[ -x "$tool" ] || { echo "bench: $tool is missing; run make bench-tools" >&2; exit 1; }
 done
 command -v node >/dev/null || { echo "bench: node is missing" >&2; exit 1; }
-"$out/td-gen-runs" --runs "$runs" --threads 8 --metrics 40 --seed 42 --db "$work/runs.db" >&2
+# BENCH_DB=FILE reuses a store made before (the same td-gen-runs command) instead
+db=${BENCH_DB:-$work/runs.db}
+[ -n "${BENCH_DB:-}" ] || "$out/td-gen-runs" --runs "$runs" --threads 8 --metrics 40 --seed 42 --db "$db" >&2
 # shellcheck source=tests/mcp_http_server.sh
 . "$(dirname "$0")/../tests/mcp_http_server.sh"
-start_mcp_http "$out/topdown" "$work/serve.log" --max-sessions 64 --db "$work/runs.db" || exit 1
+start_mcp_http "$out/topdown" "$work/serve.log" --max-sessions 64 --db "$db" || exit 1
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$server/status"; }
 
 here=$(dirname "$0")
@@ -36,9 +38,11 @@ node "$here/mcp_http_load.mjs" "$url" "$sessions" "$calls" >"$work/first.json"
 done_calls=$((sessions * calls))
 rss_first=$(rss)
 errors=$(sed -n 's/.*"errors":\([0-9]*\).*/\1/p' "$work/first.json")
+grep -h '"error"' "$work/first.json" >"$work/why" || true
 while [ "$done_calls" -lt "$total" ]; do
 	node "$here/mcp_http_load.mjs" "$url" "$sessions" "$calls" >"$work/more.json"
 	errors=$((errors + $(sed -n 's/.*"errors":\([0-9]*\).*/\1/p' "$work/more.json")))
+	grep -h '"error"' "$work/more.json" >>"$work/why" || true
 	done_calls=$((done_calls + sessions * calls))
 done
 rss_last=$(rss)
@@ -53,3 +57,7 @@ echo "first $((sessions * calls)) calls ($sessions sessions x $calls) in $(print
 	"$done_calls calls in all, $errors errors;" \
 	"server RSS $((rss_first / 1024)) MiB after the first, $((rss_last / 1024)) MiB after all" \
 	"($(awk -v a="$rss_first" -v b="$rss_last" 'BEGIN {printf "%+.1f%%", 100 * (b - a) / a}'))"
+if [ -s "$work/why" ]; then
+	echo "errors, by tool and reason (a round's count each):"
+	cat "$work/why"
+fi

@@ -3,7 +3,8 @@
 // sessions over Streamable HTTP, each initialize then CALLS tools/call
 // round trips cycling through the tools an assistant asks most, with
 // Node's own fetch (no SDK: the client's cost stays small and plain).
-// Prints the per-tool latency table and the error count as JSON lines.
+// Prints the per-tool latency table, the error count and the first
+// errors' reasons (status and message) as JSON lines.
 //
 // usage: node bench/mcp_http_load.mjs URL SESSIONS CALLS
 const [url, sessionsArg, callsArg] = process.argv.slice(2);
@@ -27,6 +28,13 @@ async function post(session, body) {
 
 const times = new Map(calls_of.map(([name]) => [name, []]));
 let errors = 0;
+const reasons = new Map(); // "tool: status message" -> count
+
+function failed(name, why) {
+  errors++;
+  const key = `${name}: ${why}`.slice(0, 200);
+  reasons.set(key, (reasons.get(key) ?? 0) + 1);
+}
 
 async function run(index) {
   const init = await post(null, {
@@ -35,7 +43,7 @@ async function run(index) {
   });
   const session = init.res.headers.get('mcp-session-id');
   if (init.res.status !== 200 || !session) {
-    errors += calls;
+    for (let i = 0; i < calls; i++) failed('initialize', `${init.res.status} ${init.text}`);
     return;
   }
   await post(session, { jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -46,10 +54,11 @@ async function run(index) {
       const { res, text } = await post(session, { jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name, arguments: args } });
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       const answer = JSON.parse(text);
-      if (res.status !== 200 || answer.error || answer.result?.isError) errors++;
+      if (res.status !== 200 || answer.error || answer.result?.isError)
+        failed(name, `${res.status} ${JSON.stringify(answer.error ?? answer.result?.content ?? '')}`);
       else times.get(name).push(ms);
-    } catch {
-      errors++;
+    } catch (e) {
+      failed(name, `${e.name}: ${e.message} ${e.cause?.code ?? ''}`);
     }
   }
   await fetch(url, { method: 'DELETE', headers: { 'Mcp-Session-Id': session } });
@@ -64,3 +73,4 @@ for (const [name, list] of times) {
   console.log(JSON.stringify({ tool: name, n: list.length, p50: quantile(list, 0.5), p99: quantile(list, 0.99) }));
 }
 console.log(JSON.stringify({ calls: sessions * calls, errors, seconds }));
+for (const [why, n] of reasons) console.log(JSON.stringify({ error: why, n }));

@@ -23,6 +23,8 @@
 # holding a topdown binary; their target, filter and system-wide rows
 # (topdown-target-LABEL ...) are measured in the same interleaved rounds.
 # SAMPLES=FILE keeps every round's figures (name, ops/s, ns per switch).
+# After the table: the issue's goals and each ALSO build against BUILD_DIR,
+# as ratios paired within each round.
 set -euo pipefail
 out=${1:-build}
 rounds=${2:-5}
@@ -124,6 +126,37 @@ for name in $names minimal-reads empty-program; do
 	ratio=n/a
 	[ "$cost" != n/a ] && [ "$minimal" != n/a ] && ratio=$(awk -v a="$cost" -v b="$minimal" 'BEGIN {printf "%.2fx", a / b}')
 	echo "| $name | $ops | $(awk -v a="$ops" -v b="$base" 'BEGIN {printf "%.2f", a / b}') | $cost | $ratio |"
+done
+
+# paired A B FIELD: the ratio A/B of FIELD (2: ops/s, 3: ns per switch)
+# within each round, as "median (min-max)". On a loaded host the medians
+# of the table above drift between configurations measured seconds apart;
+# a ratio within one round cancels much of that drift.
+paired() {
+	awk -v a="$1" -v b="$2" -v f="$3" '
+		$1 == "none" { round++ }
+		$1 == a && $f != "n/a" { va[round] = $f }
+		$1 == b && $f != "n/a" { vb[round] = $f }
+		END { for (r in va) if (r in vb && vb[r] > 0) print va[r] / vb[r] }' "$work/samples" |
+		sort -g | awk '{ v[NR] = $1 } END {
+			if (NR == 0) { print "n/a"; exit }
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%.3f (%.3f-%.3f)\n", m, v[1], v[NR] }'
+}
+
+echo
+echo "Paired within each round, median (min-max) over the rounds:"
+echo
+echo "| ratio | value | goal |"
+echo "| --- | ---: | --- |"
+echo "| target path ops/s / perf-stat-task ops/s | $(paired topdown-target perf-stat-task 2) | >= 1.0 |"
+echo "| minimal-reads ops/s / perf-stat-task ops/s | $(paired minimal-reads perf-stat-task 2) | the target path's ceiling while it reads counters per switch |"
+echo "| system-wide ns / minimal-reads ns | $(paired topdown-system-wide minimal-reads 3) | <= 1.10 |"
+for build in ${ALSO:-}; do
+	label=${build%%=*}
+	for path in target filter system-wide; do
+		echo "| $path-$label / $path: ns, ops/s | $(paired "topdown-$path-$label" "topdown-$path" 3), $(paired "topdown-$path-$label" "topdown-$path" 2) | |"
+	done
 done
 [ -n "${SAMPLES:-}" ] && cp "$work/samples" "$SAMPLES"
 echo

@@ -148,13 +148,12 @@ static struct td_run *many_threads(const struct td_model *m)
 	return run;
 }
 
+/* The run as before td_engine_compute, strings too: each round interns
+ * every string anew, as the compute of a fresh run does. */
 static void drop_rows(struct td_run *run)
 {
-	for (size_t i = 0; i < run->nr_metrics; i++) {
-		free(run->metrics[i].scope_key);
-		free(run->metrics[i].path);
-		free(run->metrics[i].parent);
-	}
+	td_name_index_free(&run->strings);
+	run->strings = (struct td_name_index){ 0 };
 	run->nr_metrics = 0;
 }
 

@@ -1085,7 +1085,7 @@ static void test_invalid_runs_are_rejected(void **state)
 	assert_rejected(f, run, "interval");
 	run->intervals[1].nr_threads = 0;
 
-	char *path = run->metrics[0].path;
+	const char *path = run->metrics[0].path;
 
 	run->metrics[0].path = NULL;
 	assert_rejected(f, run, "no path");

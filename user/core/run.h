@@ -114,8 +114,8 @@ void td_run_free(struct td_run *run);
 int td_uuid_v4(char *buf);
 
 /*
- * The run's copy of s: the same pointer for every equal string, alive
- * until td_run_free(). NULL when out of memory.
+ * The run's copy of s (not NULL): the same pointer for every equal
+ * string, alive until td_run_free(). NULL when out of memory.
  */
 const char *td_run_intern(struct td_run *run, const char *s);
 

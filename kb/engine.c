@@ -382,6 +382,8 @@ void td_engine_eval(const struct td_engine *e, const struct td_counter_value *co
 struct work {
 	const struct td_engine *e;
 	struct td_run *run;
+	const char **paths;       /* per output: its path and parent, the run's strings */
+	const char **parents;
 	double *values;
 	struct td_metric_value *out;
 	struct td_counter_value *sum;
@@ -390,24 +392,31 @@ struct work {
 	const struct td_thread_row *threads;
 };
 
+/*
+ * The rows of one scope's outputs.  Its key is interned here, once for
+ * all of them; paths and parents were interned before the first span.
+ */
 static int add_rows(struct work *w, enum td_metric_scope scope, const char *key, int32_t seq)
 {
 	const struct td_engine *e = w->e;
+	const char *run_key = td_run_intern(w->run, key);
 
+	if (!run_key)
+		return -ENOMEM;
 	for (size_t i = 0; i < e->n_outputs; i++) {
 		const struct output *o = &e->outputs[i];
 		struct td_metric_row row = {
 			.scope = scope,
-			.scope_key = (char *)key,
+			.scope_key = run_key,
 			.interval_seq = seq,
-			.path = (char *)o->path,
-			.parent = (char *)o->parent_path,
+			.path = w->paths[i],
+			.parent = w->parents[i],
 			.level = o->def->kind == TD_METRIC_TREE ? o->def->level : 0,
 			.value = w->out[i].value,
 			.threshold_crossed = w->out[i].threshold_crossed,
 			.confidence = w->out[i].confidence,
 		};
-		int rc = td_run_add_metric(w->run, &row);
+		int rc = td_run_append_metric(w->run, &row);
 
 		if (rc)
 			return rc;
@@ -646,16 +655,18 @@ static int check_run(const struct td_engine *e, const struct td_run *run, char *
 		    "build it from the run's event names");
 }
 
-/* Drop the rows appended since before (td_run_add_metric made them). */
-static void truncate_rows(struct td_run *run, size_t before)
+/* The outputs' paths and parents as the run's strings, each looked up once. */
+static int intern_paths(struct work *w)
 {
-	while (run->nr_metrics > before) {
-		struct td_metric_row *row = &run->metrics[--run->nr_metrics];
+	for (size_t i = 0; i < w->e->n_outputs; i++) {
+		const struct output *o = &w->e->outputs[i];
 
-		free(row->scope_key);
-		free(row->path);
-		free(row->parent);
+		w->paths[i] = td_run_intern(w->run, o->path);
+		w->parents[i] = o->parent_path ? td_run_intern(w->run, o->parent_path) : NULL;
+		if (!w->paths[i] || (o->parent_path && !w->parents[i]))
+			return -ENOMEM;
 	}
+	return 0;
 }
 
 static size_t largest_span(const struct td_run *run)
@@ -666,6 +677,43 @@ static size_t largest_span(const struct td_run *run)
 		if (run->intervals[i].nr_threads > n)
 			n = run->intervals[i].nr_threads;
 	return n;
+}
+
+/*
+ * Whether the whole run is its only interval: the same threads in the same
+ * order with the same figures the engine reads (a collection of one
+ * interval usually stores both).  Equal bits in, equal rows out.
+ */
+static bool whole_run_is_interval(const struct td_engine *e, const struct td_run *run)
+{
+	const struct td_interval *iv = run->intervals;
+
+	if (run->nr_intervals != 1 || iv->nr_threads != run->nr_threads)
+		return false;
+	for (size_t i = 0; i < run->nr_threads; i++) {
+		const struct td_thread_row *a = &iv->threads[i], *b = &run->threads[i];
+
+		if (a->tid != b->tid || a->pid != b->pid || a->oncpu_ns != b->oncpu_ns ||
+		    strncmp(a->comm, b->comm, TD_COMM_LEN) != 0 ||
+		    memcmp(a->counters, b->counters, e->nr_events * sizeof(*a->counters)) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* The rows from first on again, as whole-run rows. */
+static int copy_as_whole_run(struct td_run *run, size_t first)
+{
+	size_t end = run->nr_metrics;
+	int rc = 0;
+
+	for (size_t i = first; i < end && !rc; i++) {
+		struct td_metric_row row = run->metrics[i]; /* appending may move the array */
+
+		row.interval_seq = -1;
+		rc = td_run_append_metric(run, &row);
+	}
+	return rc;
 }
 
 int td_engine_compute(const struct td_engine *e, struct td_run *run, char *err, size_t errlen)
@@ -679,20 +727,27 @@ int td_engine_compute(const struct td_engine *e, struct td_run *run, char *err, 
 		.sum = malloc((e->nr_events + 1) * sizeof(*w.sum)),
 		.order = malloc((span + 1) * sizeof(*w.order)),
 		.group = malloc((span + 1) * sizeof(*w.group)),
+		.paths = malloc((e->n_outputs + 1) * sizeof(*w.paths)),
+		.parents = malloc((e->n_outputs + 1) * sizeof(*w.parents)),
 	};
 	int rc = check_run(e, run, err, errlen);
 
-	if (!rc && !(w.values && w.out && w.sum && w.order && w.group))
+	if (!rc && !(w.values && w.out && w.sum && w.order && w.group && w.paths && w.parents))
 		rc = -ENOMEM;
+	if (!rc)
+		rc = intern_paths(&w);
 	for (size_t i = 0; i < run->nr_intervals && !rc; i++) {
 		const struct td_interval *iv = &run->intervals[i];
 
 		rc = span_rows(&w, iv->threads, iv->nr_threads, (int32_t)iv->seq);
 	}
-	if (!rc)
+	if (!rc && whole_run_is_interval(e, run))
+		rc = copy_as_whole_run(run, before);
+	else if (!rc)
 		rc = span_rows(&w, run->threads, run->nr_threads, -1);
 	if (rc == -ENOMEM) {
-		truncate_rows(run, before);
+		/* The rows own nothing: strings interned meanwhile stay with the run. */
+		run->nr_metrics = before;
 		fail(err, errlen, rc, "out of memory while computing the Top-Down tree");
 	}
 	free(w.values);
@@ -700,5 +755,7 @@ int td_engine_compute(const struct td_engine *e, struct td_run *run, char *err, 
 	free(w.sum);
 	free(w.order);
 	free(w.group);
+	free(w.paths);
+	free(w.parents);
 	return rc;
 }

@@ -29,7 +29,9 @@
  * must mark it (td_metric_low_confidence()).
  *
  * Stored rows (td_engine_compute).  For every span (each interval, then
- * the whole run with interval_seq -1) and every scope:
+ * the whole run with interval_seq -1; when the run's only interval has the
+ * very threads and counts of the whole run, its rows are copied for the
+ * whole run rather than computed twice) and every scope:
  *   TD_SCOPE_THREAD   one per thread row, scope_key the tid;
  *   TD_SCOPE_GROUP    threads whose names differ only in digits
  *                     (io_thd_1 .. io_thd_8), scope_key the name with each
@@ -122,7 +124,9 @@ int td_engine_explain_undefined(const struct td_engine *e, const struct td_run *
  * Appends to run->metrics the rows described above for every interval and
  * for the whole run.  The run's events must be the ones the engine was
  * built for (-EINVAL otherwise).  On failure (-ENOMEM) run->metrics is
- * left as it was before the call.
+ * left as it was before the call.  The rows' strings are the run's
+ * (td_run_intern): each path, parent and scope key is stored once however
+ * many rows use it.
  */
 int td_engine_compute(const struct td_engine *e, struct td_run *run, char *err, size_t errlen);
 

@@ -373,21 +373,12 @@ void td_crossing_sums_free(struct td_crossing_sums *sums)
 	free(sums);
 }
 
-static void metric_rows_free(struct td_metric_row *rows, size_t count)
-{
-	for (size_t i = 0; i < count; i++) {
-		free(rows[i].scope_key);
-		free(rows[i].path);
-		free(rows[i].parent);
-	}
-	free(rows);
-}
-
 void td_run_metrics_free(struct td_run_metrics *items, size_t count)
 {
 	for (size_t i = 0; items && i < count; i++) {
 		td_run_summary_release(&items[i].run);
-		metric_rows_free(items[i].rows, items[i].nr_rows);
+		free(items[i].rows);
+		td_name_index_free(&items[i].strings);
 	}
 	free(items);
 }
@@ -419,15 +410,22 @@ static int compare_by_key(const void *a, const void *b, void *keys_arg)
 	return (x > y) - (x < y);
 }
 
-/* The rows gathered so far go to the current item. */
+/*
+ * The rows gathered so far go to the current item, their strings with
+ * them, and no item is current until select_run() finds the next: a
+ * failed look-up must not settle the empty rows over an item's.
+ */
 static void settle_rows(struct td_metrics_result *r)
 {
 	if (r->current < r->count) {
 		r->items[r->current].rows = r->rows.metrics;
 		r->items[r->current].nr_rows = r->rows.nr_metrics;
+		r->items[r->current].strings = r->rows.strings;
+		r->current = r->count;
 	}
 	r->rows.metrics = NULL;
 	r->rows.nr_metrics = r->rows.cap_metrics = 0;
+	r->rows.strings = (struct td_name_index){ 0 };
 }
 
 /* Makes the run with key the current item; -EIO when there is none. */
@@ -465,7 +463,7 @@ int td_metrics_result_add_row(struct td_metrics_result *r, long long key,
 {
 	int ret = 0;
 
-	if (!r->by_key || r->keys[r->current] != key)
+	if (!r->by_key || r->current == r->count || r->keys[r->current] != key)
 		ret = select_run(r, key);
 	return ret < 0 ? ret : td_run_add_metric(&r->rows, row);
 }

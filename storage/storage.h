@@ -155,6 +155,7 @@ struct td_run_metrics {
 	struct td_run_summary run;
 	size_t nr_rows;
 	struct td_metric_row *rows;
+	struct td_name_index strings; /* the rows' strings, each distinct one once */
 };
 
 /*

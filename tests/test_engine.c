@@ -269,6 +269,111 @@ static void test_zen4_scopes(void **state)
 	td_run_free(run);
 }
 
+static bool run_holds(const struct td_run *run, const char *s)
+{
+	for (size_t i = 0; i < run->strings.count; i++)
+		if (run->strings.keys[i] == s)
+			return true;
+	return false;
+}
+
+/*
+ * Every row's strings are the run's own (not the model's, not the
+ * engine's), one copy per distinct text: 5 level-1 paths (no parents) and
+ * the keys 100 101 102 201 (tids), main io_thd_* (groups), 100 200 (pids).
+ */
+static void test_rows_share_run_strings(void **state)
+{
+	struct td_run *run = zen4_run();
+	struct td_engine *e = engine_for(model("zen4"), 1, run, false);
+	char err[256];
+
+	(void)state;
+	assert_int_equal(td_engine_compute(e, run, err, sizeof(err)), 0);
+	assert_int_equal(run->strings.count, 5 + 7);
+	for (size_t i = 0; i < run->nr_metrics; i++) {
+		const struct td_metric_row *r = &run->metrics[i];
+
+		assert_true(run_holds(run, r->scope_key));
+		assert_true(run_holds(run, r->path));
+		assert_null(r->parent);
+		assert_ptr_equal(r->path, run->metrics[i % 5].path);
+	}
+	assert_ptr_equal(find_row(run, TD_SCOPE_THREAD, "100", -1, "Retiring")->scope_key,
+			 find_row(run, TD_SCOPE_PROCESS, "100", 0, "Retiring")->scope_key);
+	td_engine_free(e);
+	td_run_free(run);
+}
+
+static void assert_same_rows(const struct td_metric_row *a, const struct td_metric_row *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(a[i].scope, b[i].scope);
+		assert_string_equal(a[i].scope_key, b[i].scope_key);
+		assert_string_equal(a[i].path, b[i].path);
+		assert_true(a[i].parent ? b[i].parent && !strcmp(a[i].parent, b[i].parent) : !b[i].parent);
+		assert_int_equal(a[i].level, b[i].level);
+		assert_memory_equal(&a[i].value, &b[i].value, sizeof(a[i].value));
+		assert_memory_equal(&a[i].confidence, &b[i].confidence, sizeof(a[i].confidence));
+		assert_int_equal(a[i].threshold_crossed, b[i].threshold_crossed);
+	}
+}
+
+/* zen4_run's whole-run threads, also as its one interval. */
+static struct td_run *one_interval_run(void)
+{
+	struct td_run *run = zen4_run();
+
+	free(run->intervals[1].threads);
+	run->nr_intervals = 1;
+	run->intervals[0].nr_threads = run->nr_threads;
+	free(run->intervals[0].threads);
+	run->intervals[0].threads = calloc(run->nr_threads, sizeof(*run->threads));
+	memcpy(run->intervals[0].threads, run->threads, run->nr_threads * sizeof(*run->threads));
+	return run;
+}
+
+/*
+ * A run whose one interval is the whole run: the whole-run rows are the
+ * interval's, the same as computing them, and a count that differs between
+ * the two spans is not taken for the same.
+ */
+static void test_one_interval_run(void **state)
+{
+	struct td_run *run = one_interval_run(), *alone = zen4_run(), *differs = one_interval_run();
+	struct td_engine *e = engine_for(model("zen4"), 3, run, false);
+	char err[256];
+	size_t half;
+
+	(void)state;
+	/* alone: the same threads as a run without intervals */
+	free(alone->intervals[0].threads);
+	free(alone->intervals[1].threads);
+	alone->nr_intervals = 0;
+	assert_int_equal(td_engine_compute(e, run, err, sizeof(err)), 0);
+	assert_int_equal(td_engine_compute(e, alone, err, sizeof(err)), 0);
+	half = run->nr_metrics / 2;
+	assert_int_equal(run->nr_metrics, 2 * alone->nr_metrics);
+	for (size_t i = 0; i < half; i++) {
+		assert_int_equal(run->metrics[i].interval_seq, 0);
+		assert_int_equal(run->metrics[half + i].interval_seq, -1);
+	}
+	assert_same_rows(run->metrics, run->metrics + half, half);
+	assert_same_rows(run->metrics + half, alone->metrics, half);
+
+	/* thread 101 counted more cycles over the whole run than in the interval */
+	differs->threads[1].counters[CYC].value *= 2;
+	assert_int_equal(td_engine_compute(e, differs, err, sizeof(err)), 0);
+	assert_true(find_row(differs, TD_SCOPE_THREAD, "101", -1, "Retiring")->value <
+		    find_row(differs, TD_SCOPE_THREAD, "101", 0, "Retiring")->value);
+	assert_close(find_row(differs, TD_SCOPE_THREAD, "101", 0, "Retiring")->value,
+		     find_row(run, TD_SCOPE_THREAD, "101", 0, "Retiring")->value);
+	td_engine_free(e);
+	td_run_free(run);
+	td_run_free(alone);
+	td_run_free(differs);
+}
+
 /* The rows survive storage as given: NaN as NULL and back. */
 static void test_rows_store(void **state)
 {
@@ -660,6 +765,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zen4_scopes),
+		cmocka_unit_test(test_rows_share_run_strings),
+		cmocka_unit_test(test_one_interval_run),
 		cmocka_unit_test(test_rows_store),
 		cmocka_unit_test(test_skx_by_hand),
 		cmocka_unit_test(test_tree_order),

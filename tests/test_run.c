@@ -230,8 +230,71 @@ static void test_add_metric_grows_and_keeps_order(void **state)
 	td_run_free(run);
 }
 
-/* Each strdup in turn fails: the run keeps what it had and owns no
- * half-copied row; the leak checkers see the rest. */
+/*
+ * Rows with equal strings share one copy, the run's, however the caller
+ * held them; distinct strings stay distinct.  The copies outlive the
+ * caller's buffers (ASan and valgrind see a read of freed memory).
+ */
+static void test_add_metric_interns_strings(void **state)
+{
+	struct td_run *run = td_run_new();
+	char *path_a = strdup("Backend_Bound.Memory_Bound"), *path_b = strdup(path_a);
+	char *key_a = strdup("1234"), *key_b = strdup("1234");
+	struct td_metric_row a = { .scope = TD_SCOPE_THREAD, .scope_key = key_a, .path = path_a,
+				   .parent = "Backend_Bound", .level = 2 };
+	struct td_metric_row b = { .scope = TD_SCOPE_THREAD, .scope_key = key_b, .path = path_b,
+				   .parent = "Backend_Bound", .level = 2 };
+	struct td_metric_row other = { .scope = TD_SCOPE_PROCESS, .scope_key = "1234",
+				       .path = "Backend_Bound", .level = 1 };
+
+	(void)state;
+	assert_int_equal(td_run_add_metric(run, &a), 0);
+	assert_int_equal(td_run_add_metric(run, &b), 0);
+	assert_int_equal(td_run_add_metric(run, &other), 0);
+	free(path_a);
+	free(path_b);
+	free(key_a);
+	free(key_b);
+	assert_ptr_equal(run->metrics[0].path, run->metrics[1].path);
+	assert_ptr_equal(run->metrics[0].scope_key, run->metrics[1].scope_key);
+	assert_ptr_equal(run->metrics[0].scope_key, run->metrics[2].scope_key);
+	/* A parent and a path of equal text are one string too. */
+	assert_ptr_equal(run->metrics[0].parent, run->metrics[2].path);
+	assert_ptr_not_equal(run->metrics[0].path, run->metrics[2].path);
+	assert_string_equal(run->metrics[1].path, "Backend_Bound.Memory_Bound");
+	assert_string_equal(run->metrics[1].scope_key, "1234");
+	assert_null(run->metrics[2].parent);
+	/* Three distinct strings, each stored once. */
+	assert_int_equal(run->strings.count, 3);
+	assert_ptr_equal(td_run_intern(run, "1234"), run->metrics[2].scope_key);
+	assert_int_equal(run->strings.count, 3);
+	td_run_free(run);
+}
+
+/* Rows of strings td_run_intern gave are appended as they are. */
+static void test_append_metric_takes_run_strings(void **state)
+{
+	struct td_run *run = td_run_new();
+	const char *key = td_run_intern(run, "42"), *path = td_run_intern(run, "Retiring");
+	struct td_metric_row row = { .scope = TD_SCOPE_PROCESS, .scope_key = key, .path = path,
+				     .interval_seq = -1, .level = 1, .value = 0.5 };
+
+	(void)state;
+	assert_non_null(key);
+	assert_non_null(path);
+	assert_int_equal(td_run_append_metric(run, &row), 0);
+	assert_int_equal(td_run_append_metric(run, &row), 0);
+	assert_int_equal(run->nr_metrics, 2);
+	assert_ptr_equal(run->metrics[1].scope_key, key);
+	assert_ptr_equal(run->metrics[1].path, path);
+	assert_int_equal(run->strings.count, 2);
+	td_run_free(run);
+}
+
+/* Each strdup in turn fails, then the array cannot grow: the run keeps
+ * what it had and owns no half-made row; the strings stored before the
+ * failure stay in the run's set, and the leak checkers see they are freed
+ * with it. */
 static void test_add_metric_out_of_memory(void **state)
 {
 	struct td_run *run = td_run_new();
@@ -239,19 +302,25 @@ static void test_add_metric_out_of_memory(void **state)
 				     .path = "Frontend_Bound", .parent = "Top" };
 
 	(void)state;
-	/* The array cannot grow. */
-	realloc_fail_after = 0;
+	/* Each of the three strings cannot be stored, in a run of its own. */
+	for (int fail_at = 0; fail_at < 3; fail_at++) {
+		struct td_run *fresh = td_run_new();
+
+		strdup_fail_after = fail_at;
+		assert_int_equal(td_run_add_metric(fresh, &row), -ENOMEM);
+		strdup_fail_after = -1;
+		assert_int_equal(fresh->nr_metrics, 0);
+		assert_int_equal(fresh->strings.count, (size_t)fail_at);
+		td_run_free(fresh);
+	}
+	/* Then the strings are stored (the set's key array grows once) but
+	 * the row array cannot grow. */
+	realloc_fail_after = 1;
 	assert_int_equal(td_run_add_metric(run, &row), -ENOMEM);
 	assert_int_equal(run->nr_metrics, 0);
 	assert_null(run->metrics);
+	assert_int_equal(run->strings.count, 3);
 	realloc_fail_after = -1;
-	/* Each of the three strings cannot be copied. */
-	for (int fail_at = 0; fail_at < 3; fail_at++) {
-		strdup_fail_after = fail_at;
-		assert_int_equal(td_run_add_metric(run, &row), -ENOMEM);
-		assert_int_equal(run->nr_metrics, 0);
-	}
-	strdup_fail_after = -1;
 	assert_int_equal(td_run_add_metric(run, &row), 0);
 	assert_int_equal(run->nr_metrics, 1);
 	assert_string_equal(run->metrics[0].parent, "Top");
@@ -295,6 +364,8 @@ int main(void)
 		cmocka_unit_test_setup(test_new_run_fails_without_randomness, reset_injection),
 		cmocka_unit_test_setup(test_add_metric_copies_strings, reset_injection),
 		cmocka_unit_test_setup(test_add_metric_grows_and_keeps_order, reset_injection),
+		cmocka_unit_test_setup(test_add_metric_interns_strings, reset_injection),
+		cmocka_unit_test_setup(test_append_metric_takes_run_strings, reset_injection),
 		cmocka_unit_test_setup(test_add_metric_out_of_memory, reset_injection),
 		cmocka_unit_test_setup(test_free_releases_everything, reset_injection),
 	};

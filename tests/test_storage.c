@@ -19,6 +19,7 @@
 
 #include <sqlite3.h>
 
+#include "backend.h"
 #include "run.h"
 #include "storage.h"
 
@@ -1085,7 +1086,7 @@ static void test_invalid_runs_are_rejected(void **state)
 	assert_rejected(f, run, "interval");
 	run->intervals[1].nr_threads = 0;
 
-	char *path = run->metrics[0].path;
+	const char *path = run->metrics[0].path;
 
 	run->metrics[0].path = NULL;
 	assert_rejected(f, run, "no path");
@@ -1165,6 +1166,69 @@ static void test_malformed_rows(void **state)
 	}
 }
 
+/* ---- gathering read_metrics results (backend.h) ---- */
+
+static void result_with_two_runs(struct td_metrics_result *r)
+{
+	for (long long key = 10; key <= 20; key += 10) {
+		struct td_run_summary summary = { .process = strdup("app"), .collector = strdup("bpf") };
+
+		td_labels_init(&summary.labels);
+		assert_int_equal(td_metrics_result_add_run(r, key, &summary), 0);
+	}
+}
+
+static void add_result_row(struct td_metrics_result *r, long long key, const char *scope_key,
+			   const char *path)
+{
+	struct td_metric_row row = { .scope = TD_SCOPE_PROCESS, .scope_key = scope_key,
+				     .interval_seq = -1, .path = path, .level = 1 };
+
+	assert_int_equal(td_metrics_result_add_row(r, key, &row), 0);
+}
+
+/* Each run's rows come with their strings, each stored once per run. */
+static void test_metrics_result_rows_by_run(void **state)
+{
+	struct td_metrics_result r = { 0 };
+	struct td_run_metrics *out = NULL;
+	size_t count = 0;
+
+	(void)state;
+	result_with_two_runs(&r);
+	add_result_row(&r, 20, "2", "Retiring");
+	add_result_row(&r, 10, "1", "Retiring");
+	add_result_row(&r, 10, "1", "Frontend_Bound");
+	assert_int_equal(td_metrics_result_finish(&r, 0, &out, &count), 0);
+	assert_int_equal(count, 2);
+	assert_int_equal(out[0].nr_rows, 2);
+	assert_int_equal(out[0].strings.count, 3);
+	assert_ptr_equal(out[0].rows[0].scope_key, out[0].rows[1].scope_key);
+	assert_string_equal(out[0].rows[1].path, "Frontend_Bound");
+	assert_int_equal(out[1].nr_rows, 1);
+	assert_int_equal(out[1].strings.count, 2);
+	assert_string_equal(out[1].rows[0].scope_key, "2");
+	td_run_metrics_free(out, count);
+}
+
+/* Rows of a run seen before fail the read; whatever was gathered is freed
+ * (the leak checkers see it), the rows of the run before included. */
+static void test_metrics_result_run_seen_twice(void **state)
+{
+	struct td_metrics_result r = { 0 };
+	struct td_run_metrics *out = NULL;
+	struct td_metric_row row = { .scope = TD_SCOPE_PROCESS, .scope_key = "1", .path = "Retiring" };
+	size_t count = 0;
+
+	(void)state;
+	result_with_two_runs(&r);
+	add_result_row(&r, 10, "1", "Retiring");
+	add_result_row(&r, 20, "2", "Retiring");
+	assert_int_equal(td_metrics_result_add_row(&r, 10, &row), -EIO);
+	assert_int_equal(td_metrics_result_add_row(&r, 30, &row), -EIO);
+	assert_int_equal(td_metrics_result_finish(&r, -EIO, &out, &count), -EIO);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -1195,6 +1259,8 @@ int main(void)
 		T(test_invalid_runs_are_rejected),
 		T(test_null_arguments),
 		T(test_malformed_rows),
+		cmocka_unit_test(test_metrics_result_rows_by_run),
+		cmocka_unit_test(test_metrics_result_run_seen_twice),
 	};
 #undef T
 

@@ -49,13 +49,6 @@ struct td_run *td_run_new(void)
 	return run;
 }
 
-static void metric_row_release(struct td_metric_row *row)
-{
-	free(row->scope_key);
-	free(row->path);
-	free(row->parent);
-}
-
 void td_run_free(struct td_run *run)
 {
 	if (!run)
@@ -70,18 +63,25 @@ void td_run_free(struct td_run *run)
 	for (size_t i = 0; i < run->nr_intervals; i++)
 		free(run->intervals[i].threads);
 	free(run->intervals);
-	for (size_t i = 0; i < run->nr_metrics; i++)
-		metric_row_release(&run->metrics[i]);
 	free(run->metrics);
+	td_name_index_free(&run->strings);
 	td_profile_free(run->profile);
 	free(run);
 }
 
-/* strdup() that keeps NULL as NULL; false only when a copy was needed
- * and could not be made. */
-static bool dup_optional(const char *s, char **out)
+const char *td_run_intern(struct td_run *run, const char *s)
 {
-	*out = s ? strdup(s) : NULL;
+	bool added;
+	int64_t at = td_name_index_get(&run->strings, s, &added);
+
+	return at < 0 ? NULL : run->strings.keys[at];
+}
+
+/* td_run_intern() that keeps NULL as NULL; false only when a string was
+ * needed and could not be stored. */
+static bool intern_optional(struct td_run *run, const char *s, const char **out)
+{
+	*out = s ? td_run_intern(run, s) : NULL;
 	return !s || *out;
 }
 
@@ -89,8 +89,17 @@ int td_run_add_metric(struct td_run *run, const struct td_metric_row *row)
 {
 	struct td_metric_row copy = *row;
 
-	/* Nothing of the caller's may be freed if a copy below fails. */
-	copy.scope_key = copy.path = copy.parent = NULL;
+	/* A string interned before a later one fails stays in the run's set
+	 * unused, freed with the run like the others. */
+	if (!intern_optional(run, row->scope_key, &copy.scope_key) ||
+	    !intern_optional(run, row->path, &copy.path) ||
+	    !intern_optional(run, row->parent, &copy.parent))
+		return -ENOMEM;
+	return td_run_append_metric(run, &copy);
+}
+
+int td_run_append_metric(struct td_run *run, const struct td_metric_row *row)
+{
 	if (run->nr_metrics == run->cap_metrics) {
 		size_t cap = run->cap_metrics ? run->cap_metrics * 2 : 64;
 		struct td_metric_row *grown = reallocarray(run->metrics, cap, sizeof(*grown));
@@ -100,12 +109,6 @@ int td_run_add_metric(struct td_run *run, const struct td_metric_row *row)
 		run->metrics = grown;
 		run->cap_metrics = cap;
 	}
-	if (!dup_optional(row->scope_key, &copy.scope_key) ||
-	    !dup_optional(row->path, &copy.path) ||
-	    !dup_optional(row->parent, &copy.parent)) {
-		metric_row_release(&copy);
-		return -ENOMEM;
-	}
-	run->metrics[run->nr_metrics++] = copy;
+	run->metrics[run->nr_metrics++] = *row;
 	return 0;
 }

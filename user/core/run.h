@@ -6,6 +6,9 @@
  *
  * Ownership: td_run_new() allocates, td_run_free() releases everything
  * the run points to, including strings and arrays added with the helpers.
+ * The metric rows' strings are interned: each distinct one is stored once
+ * in run->strings and every row that uses it points there, so half a
+ * million rows cost a few thousand strings, not a million and a half.
  */
 #ifndef TOPDOWN_RUN_H
 #define TOPDOWN_RUN_H
@@ -15,6 +18,7 @@
 #include <stdint.h>
 
 #include "labels.h"
+#include "name_index.h"
 #include "profile.h"
 
 #define TD_MAX_EVENTS 96 /* events a run may count, rotating groups of up to TD_MAX_SLOTS */
@@ -58,13 +62,17 @@ enum td_metric_scope {
 	TD_SCOPE_PROCESS, /* scope_key: pid in decimal */
 };
 
-/* One node of a TMA tree, for one scope, for the whole run or one interval. */
+/*
+ * One node of a TMA tree, for one scope, for the whole run or one interval.
+ * In a run's metrics[] the strings are the run's (td_run_intern): shared
+ * with other rows, alive until td_run_free(), never freed one by one.
+ */
 struct td_metric_row {
 	enum td_metric_scope scope;
-	char *scope_key;
+	const char *scope_key;
 	int32_t interval_seq; /* -1: the whole run */
-	char *path;           /* dotted: Backend_Bound.Memory_Bound */
-	char *parent;         /* dotted path of the parent, NULL at the top */
+	const char *path;     /* dotted: Backend_Bound.Memory_Bound */
+	const char *parent;   /* dotted path of the parent, NULL at the top */
 	int level;
 	double value;         /* fraction 0..1 for tree nodes; NaN when undefined */
 	bool threshold_crossed;
@@ -93,6 +101,7 @@ struct td_run {
 
 	size_t nr_metrics, cap_metrics;
 	struct td_metric_row *metrics;
+	struct td_name_index strings; /* the rows' strings, each distinct one once */
 
 	struct td_profile *profile; /* locate's sampled stacks; NULL when the run did not sample */
 };
@@ -104,7 +113,20 @@ void td_run_free(struct td_run *run);
 /* Fill buf (TD_RUN_ID_LEN bytes) with a random version 4 UUID. */
 int td_uuid_v4(char *buf);
 
-/* Appends a copy of row (strings duplicated); -ENOMEM on failure. */
+/*
+ * The run's copy of s (not NULL): the same pointer for every equal
+ * string, alive until td_run_free(). NULL when out of memory.
+ */
+const char *td_run_intern(struct td_run *run, const char *s);
+
+/* Appends a copy of row, its strings interned; -ENOMEM on failure. */
 int td_run_add_metric(struct td_run *run, const struct td_metric_row *row);
+
+/*
+ * Appends a copy of row whose strings are already the run's (each one
+ * td_run_intern returned, or NULL): nothing is looked up, so a producer
+ * of many rows interns each distinct string once. -ENOMEM on failure.
+ */
+int td_run_append_metric(struct td_run *run, const struct td_metric_row *row);
 
 #endif

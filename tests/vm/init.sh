@@ -69,14 +69,16 @@ check_system_wide() {
 
 # Windows of 1 s, then SIGTERM: a clean exit, the window it cuts stored as partial.
 check_agent() {
-	td-workload --duration-ms 8000 --io-threads 1 >/dev/null 2>&1 &
+	# the workload outlives any wait below (it is killed at the end): on a
+	# loaded host an 8 s one ended before the agent's second window
+	td-workload --duration-ms 300000 --io-threads 1 >/dev/null 2>&1 &
 	workload=$!
 	sleep 0.3
 	topdown agent --process td-workload --every 1s --db /tmp/agent.db --spool /tmp/spool.db 2>/tmp/agent.err &
 	agent=$!
-	# a whole window first, however slow the emulation: then SIGTERM cuts the next one
-	for _ in $(seq 120); do
-		[ "$(topdown list --db /tmp/agent.db --json 2>/dev/null | grep -c '"run_id"')" -ge 1 ] && break
+	# two whole windows first, however slow the emulation: then SIGTERM cuts the next one
+	for _ in $(seq 240); do
+		[ "$(topdown list --db /tmp/agent.db --json 2>/dev/null | grep -c '"run_id"')" -ge 2 ] && break
 		sleep 0.5
 	done
 	sleep 0.5

@@ -1,5 +1,5 @@
 # Sourced by the kernel lab's scripts (tests/vm/lab.sh, tests/vm/systemd.sh):
-# Debian's archive reached through the host's own mirror, with the lab's
+# how a guest's results become table rows, and Debian's archive reached through the host's own mirror, with the lab's
 # own apt sources and state under $apt_dir, for the architecture $apt_arch
 # (by default the lab's $arch; QEMU 10 is fetched for the host's own).
 # Nothing here installs a package; the mirror's address is read at run time
@@ -34,4 +34,21 @@ prepare_apt() { # [SUITE...]: the host's mirror for these suites (default: the l
 	done >"$apt_dir/sources.list"
 	apt_lab apt-get update >"$apt_dir/update.log" 2>&1 || { cat "$apt_dir/update.log"; die "apt-get update of the lab's suites failed"; }
 	date >"$apt_dir/lists/.updated"
+}
+
+# The rows of one guest's "TD-RESULT NAME STATUS DETAIL" lines ($results),
+# each after the columns in $1 ("| suite | machine |"), the kernel's release
+# (its "kernel" line) before them; a guest that did not say "done" gets a
+# row of its own, naming the boot log $2. Adds the failed rows to $failures.
+result_rows() {
+	local columns=$1 log=$2 release name status detail
+	release=$(sed -n 's/^TD-RESULT kernel ok //p' <<<"$results")
+	while read -r _ name status detail; do
+		[ "$name" = kernel ] || [ "$name" = done ] && continue
+		echo "$columns ${release:-?} | $name | $status | $detail |"
+		[ "$status" = ok ] || failures=$((failures + 1))
+	done <<<"$results"
+	grep -q '^TD-RESULT done' <<<"$results" && return 0
+	echo "$columns ${release:-?} | finish | fail | the checks did not finish (see $log) |"
+	failures=$((failures + 1))
 }

@@ -199,13 +199,7 @@ for suite in $suites; do
 			failures=$((failures + 1))
 			continue
 		fi
-		release=$(sed -n 's/^TD-RESULT kernel ok //p' <<<"$results")
-		while read -r _ name status detail; do
-			[ "$name" = kernel ] || [ "$name" = done ] && continue
-			echo "| $suite | $machine | ${release:-?} | $name | $status | $detail |"
-			[ "$status" = ok ] || failures=$((failures + 1))
-		done <<<"$results"
-		grep -q '^TD-RESULT done' <<<"$results" || { echo "| $suite | $machine | ${release:-?} | finish | fail | the checks did not finish (see $lab/boot-$suite-$cpu.log) |"; failures=$((failures + 1)); }
+		result_rows "| $suite | $machine |" "$lab/boot-$suite-$cpu.log"
 	done
 done
 [ "$failures" -eq 0 ] || { echo "lab: $failures checks failed"; exit 1; }

@@ -131,15 +131,10 @@ build_root_image "$deb"
 build_run_disk "$deb"
 results=$(boot)
 [ -n "$results" ] || die "no result from the guest (see $lab/boot.log)"
-release=$(sed -n 's/^TD-RESULT kernel ok //p' <<<"$results")
 failures=0
 echo "| guest | kernel | check | result | detail |"
 echo "| --- | --- | --- | --- | --- |"
-while read -r _ name status detail; do
-	[ "$name" = kernel ] || [ "$name" = done ] && continue
-	echo "| bookworm systemd | ${release:-?} | $name | $status | $detail |"
-	[ "$status" = ok ] || failures=$((failures + 1))
-done <<<"$results"
-grep -q '^TD-RESULT done' <<<"$results" || { echo "| bookworm systemd | ${release:-?} | finish | fail | the checks did not finish (see $lab/boot.log) |"; failures=$((failures + 1)); }
+result_rows "| bookworm systemd |" "$lab/boot.log"
+release=$(sed -n 's/^TD-RESULT kernel ok //p' <<<"$results")
 [ "$failures" -eq 0 ] || { echo "lab: $failures checks failed"; exit 1; }
 echo "lab: every check passed under systemd ($release)"

@@ -38,8 +38,13 @@ here=$(dirname "$(realpath "$0")")
 failures=0
 
 die() { echo "lab: $*"; exit 1; }
+# x86-64 guests take two vCPUs on one host thread (thread=single): with a
+# thread per vCPU, a vCPU ran a stale copy of code the kernel had just
+# patched as BPF programs attached (an int3 of text_poke_bp in __schedule,
+# after the patch was done: "Oops: int3", a panic; 6.12, 2026-11-25). The
+# guest still has two CPUs to migrate between.
 case $arch in
-amd64) qemu=(qemu-system-x86_64 -accel tcg -m 1024 -smp 2) console=ttyS0 cpus=qemu64 ;;
+amd64) qemu=(qemu-system-x86_64 -accel tcg,thread=single -m 1024 -smp 2) console=ttyS0 cpus=qemu64 ;;
 arm64) qemu=(qemu-system-aarch64 -accel tcg -M virt -m 1024 -smp 1 -icount shift=0) console=ttyAMA0
        cpus=${LAB_CPUS:-neoverse-n1} ;;
 *) die "LAB_ARCH is amd64 or arm64, not '$arch'" ;;

@@ -116,7 +116,7 @@ build_run_disk() {
 
 boot() { # the guest's TD-RESULT lines on stdout
 	local log=$lab/boot.log
-	timeout 1500 qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -nographic -no-reboot \
+	timeout 1500 qemu-system-x86_64 -accel tcg,thread=single -m 1024 -smp 2 -nographic -no-reboot \
 		-kernel "$lab/vmlinuz" -initrd "$lab/initrd.img" \
 		-append "console=ttyS0 root=/dev/vda rw panic=-1 quiet" \
 		-drive file="$lab/root.img",format=raw,if=virtio,snapshot=on \

@@ -12,12 +12,16 @@ out=$(realpath "${1:-build}")
 [ "$(id -u)" -eq 0 ] || { echo "skipped: topdown top loads BPF, which needs root"; exit 77; }
 command -v tmux >/dev/null || { echo "skipped: tmux is missing (make deps installs it)"; exit 77; }
 topdown=$out/topdown
-# A server of our own: a shared host may run other tmux servers as root.
-tmux=(tmux -L "td-check-top-$$" -f /dev/null)
 work=$(mktemp -d)
 failures=()
+# A server of our own for each start: a shared host may run other tmux
+# servers as root, and a new session on the socket of a server that
+# kill-server is still stopping meets "server exited unexpectedly".
+starts=0
+tmux=(tmux -L "td-check-top-$$-$starts" -f /dev/null)
 cleanup() {
 	"${tmux[@]}" kill-server 2>/dev/null
+	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/td-check-top-$$-"*
 	[ -n "${workload:-}" ] && kill "$workload" 2>/dev/null
 	wait 2>/dev/null
 	rm -rf "$work"
@@ -44,8 +48,11 @@ wait_for() {
 keys() { "${tmux[@]}" send-keys -t top "$@"; sleep 0.3; }
 start_top() {
 	"${tmux[@]}" kill-server 2>/dev/null
+	starts=$((starts + 1))
+	tmux=(tmux -L "td-check-top-$$-$starts" -f /dev/null)
 	"${tmux[@]}" new-session -d -s top -x 120 -y 30 \
-		"$topdown top --pid $workload; echo top-exited-\$?; sleep 60"
+		"$topdown top --pid $workload; echo top-exited-\$?; sleep 60" 2>"$work/tmux.err" ||
+		{ fail "tmux did not start a session: $(tr '\n' ' ' <"$work/tmux.err")"; return 1; }
 	wait_for '^spinner ' || { capture; fail "no spinner row within 8 s"; return 1; }
 }
 

@@ -15,13 +15,15 @@
 
 #include <jansson.h>
 
-/* The error codes of JSON-RPC 2.0, and the one MCP adds for resources. */
+/* The error codes of JSON-RPC 2.0, the one MCP adds for resources, and
+ * the one its SDKs give a request that ran out of time. */
 #define TD_RPC_PARSE_ERROR -32700
 #define TD_RPC_INVALID_REQUEST -32600
 #define TD_RPC_METHOD_NOT_FOUND -32601
 #define TD_RPC_INVALID_PARAMS -32602
 #define TD_RPC_INTERNAL_ERROR -32603
 #define TD_RPC_RESOURCE_NOT_FOUND -32002
+#define TD_RPC_REQUEST_TIMEOUT -32001
 
 #define TD_RPC_MAX_LINE (4u << 20) /* bytes in one message, without its newline */
 

@@ -42,6 +42,8 @@ struct td_mcp_server {
 	char protocol_version[16];
 	enum td_mcp_log_level log_level; /* the least notifications/message sends */
 	struct td_store *store;    /* opened at the first call that needs it */
+	int64_t deadline_ns;       /* of the request being answered (CLOCK_MONOTONIC) */
+	bool timed_out;            /* the last request answered ran out of time */
 	struct td_line_reader reader;
 	struct td_mcp_collect *collect; /* the collection running, if any */
 };

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "format.h"
 #include "mcp.h"
 
 #include "version.h"
@@ -87,9 +88,12 @@ void td_mcp_log(struct td_mcp_server *s, enum td_mcp_log_level level, const char
 
 struct td_store *td_mcp_store(struct td_mcp_server *s, char *err, size_t errlen)
 {
-	if (!s->store)
+	if (!s->store) {
 		s->store = td_store_open_flags(&s->opts.store_flags, s->opts.db, NULL, 0, err,
 					       errlen);
+		if (s->store)
+			td_store_set_deadline(s->store, s->deadline_ns);
+	}
 	return s->store;
 }
 
@@ -298,6 +302,43 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+bool td_mcp_request_timed_out(const struct td_mcp_server *s)
+{
+	return s->timed_out;
+}
+
+/*
+ * Runs m under the request time limit: the store stops what it does at
+ * the deadline (what takes long is reading many runs), and the request
+ * is answered with TD_RPC_REQUEST_TIMEOUT instead of a partial result.
+ */
+static int run_in_time(struct td_mcp_server *s, const struct method *m,
+		       const struct td_mcp_request *req, json_t **result, struct td_mcp_error *e)
+{
+	char limit[32];
+	int rc;
+
+	s->deadline_ns = now_ns() + (int64_t)s->opts.request_timeout_ns;
+	if (s->store)
+		td_store_set_deadline(s->store, s->deadline_ns);
+	rc = m->run(s, req, result, e);
+	s->timed_out = s->store && td_store_timed_out(s->store);
+	s->deadline_ns = 0;
+	if (s->store)
+		td_store_set_deadline(s->store, 0);
+	if (!s->timed_out)
+		return rc;
+	json_decref(*result);
+	*result = NULL;
+	json_decref(e->data);
+	e->data = NULL;
+	return td_mcp_fail(e, TD_RPC_REQUEST_TIMEOUT, "the request ran past the server's time "
+			   "limit of %s while reading the store: narrow it (labels, a process, a "
+			   "shorter time window), or ask for the limit to be raised (mcp-serve "
+			   "--request-timeout, agent --mcp-request-timeout)",
+			   td_format_duration(s->opts.request_timeout_ns, limit, sizeof(limit)));
+}
+
 static void handle_request(struct td_mcp_server *s, const struct td_rpc_message *msg)
 {
 	const struct method *m = find_method(msg->method);
@@ -307,6 +348,7 @@ static void handle_request(struct td_mcp_server *s, const struct td_rpc_message 
 	int64_t start = now_ns();
 	int rc;
 
+	s->timed_out = false;
 	if (!m)
 		rc = td_mcp_fail(&e, TD_RPC_METHOD_NOT_FOUND, "unknown method '%.64s'", msg->method);
 	else if (!s->initialized && m->run != m_initialize && m->run != m_ping)
@@ -318,7 +360,7 @@ static void handle_request(struct td_mcp_server *s, const struct td_rpc_message 
 
 		if (json_is_string(token) || json_is_integer(token))
 			req.progress_token = token;
-		rc = m->run(s, &req, &result, &e);
+		rc = run_in_time(s, m, &req, &result, &e);
 		if (rc == 0 && !result)
 			rc = td_mcp_fail(&e, TD_RPC_INTERNAL_ERROR, "the answer to %s could not be "
 					 "built (out of memory, or text that is not UTF-8)", msg->method);
@@ -390,6 +432,8 @@ struct td_mcp_server *td_mcp_server_new(const struct td_mcp_options *opts, td_mc
 	s->opts = *opts;
 	if (!s->opts.max_duration_ns)
 		s->opts.max_duration_ns = TD_MCP_DEFAULT_MAX_DURATION_NS;
+	if (!s->opts.request_timeout_ns)
+		s->opts.request_timeout_ns = TD_MCP_DEFAULT_REQUEST_TIMEOUT_NS;
 	if (!s->opts.page_size)
 		s->opts.page_size = TD_MCP_DEFAULT_PAGE_SIZE;
 	s->write = write;

@@ -19,11 +19,14 @@
 #include "store_open.h"
 
 #define TD_MCP_DEFAULT_MAX_DURATION_NS (60ull * 1000000000)
+#define TD_MCP_DEFAULT_REQUEST_TIMEOUT_NS (30ull * 1000000000)
 #define TD_MCP_DEFAULT_PAGE_SIZE 100
 
 struct td_mcp_options {
 	bool allow_collect;        /* --allow-collect: collect_topdown may run */
 	uint64_t max_duration_ns;  /* --max-duration: the longest collection; 0: the default */
+	uint64_t request_timeout_ns; /* --request-timeout: the store's time for one request
+					(collections excepted); 0: the default */
 	size_t page_size;          /* items per page of a list result; 0: the default */
 	struct td_store_flags store_flags; /* --backend, --dsn */
 	const char *db;            /* --db */
@@ -41,6 +44,10 @@ struct td_mcp_server;
 struct td_mcp_server *td_mcp_server_new(const struct td_mcp_options *opts, td_mcp_write_fn write,
 					void *ctx);
 void td_mcp_server_free(struct td_mcp_server *s);
+
+/* Whether the last request answered ran out of its time (an error
+ * TD_RPC_REQUEST_TIMEOUT answered it): HTTP gives it a status of its own. */
+bool td_mcp_request_timed_out(const struct td_mcp_server *s);
 
 /* Whether the server speaks this MCP protocol version ("2025-06-18"). */
 bool td_mcp_protocol_supported(const char *version);

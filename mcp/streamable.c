@@ -511,7 +511,7 @@ static void dispatch(struct td_mcp_http *h, struct session *ss, const struct td_
 		     const struct td_httpd_request *req, bool sse, struct td_httpd_response *resp)
 {
 	struct outbox out = { 0 };
-	bool later;
+	bool later, timed_out;
 
 	pthread_mutex_lock(&ss->lock);
 	ss->out = &out;
@@ -519,16 +519,23 @@ static void dispatch(struct td_mcp_http *h, struct session *ss, const struct td_
 	ss->out = NULL;
 	later = msg->kind == TD_RPC_REQUEST && !out.response &&
 		td_mcp_collect_answers(ss->server, msg->id);
+	timed_out = msg->kind == TD_RPC_REQUEST && td_mcp_request_timed_out(ss->server);
 	pthread_mutex_unlock(&ss->lock);
 	if (later) {
 		answer_later(h, ss, msg->id, &out, sse, resp);
 		return;
 	}
-	if (msg->kind == TD_RPC_REQUEST)
+	if (timed_out) {
+		/* the time limit's own status, the JSON-RPC error saying why as its body */
+		answer(resp, &out, false);
+		if (resp->status == 200)
+			resp->status = 504;
+	} else if (msg->kind == TD_RPC_REQUEST) {
 		/* notifications ride along only where the client takes a stream */
 		answer(resp, &out, sse && out.n > 1);
-	else
+	} else {
 		resp->status = 202;
+	}
 	outbox_release(&out);
 	session_put(h, ss);
 }

@@ -42,12 +42,21 @@ struct td_store {
 	const struct td_store_ops *ops;
 	const char *location; /* set by the backend: see td_store_location() */
 	int schema_version;   /* set by the backend once migrated: its number of migrations */
+	int64_t deadline_ns;  /* td_store_set_deadline(); 0: none */
+	bool timed_out;       /* an operation stopped at the deadline since it was set */
 };
 
 extern const struct td_store_ops td_sqlite_ops;
 extern const struct td_store_ops td_postgres_ops;
 
 /* ---- helpers both backends share (storage.c) ---- */
+
+/* The time left before the store's deadline: INT64_MAX when there is
+ * none, 0 once it has come (and then store->timed_out is set). What a
+ * failure it caused tells the caller: */
+int64_t td_store_time_left_ns(struct td_store *store);
+#define TD_STORE_DEADLINE_FIX "the request's time limit ran out; narrow the request (labels, " \
+			      "a process, a shorter time window) or raise the limit"
 
 /* What a failed open returns: NULL, with errno set to -ret as
  * td_store_open() promises. */

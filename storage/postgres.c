@@ -47,6 +47,7 @@ struct pg_store {
 	struct td_store base;
 	PGconn *conn;
 	char location[512];
+	long long timeout_ms; /* the statement_timeout we set; 0: the server's own */
 };
 
 static struct pg_store *to_pg(struct td_store *store)
@@ -214,6 +215,13 @@ static int fail(struct pg_store *s, const PGresult *res, const char *what,
 
 	if (!reason)
 		reason = PQerrorMessage(s->conn);
+	if (state && !strcmp(state, "57014") && s->base.deadline_ns) {
+		/* cancelled by the statement_timeout bound_statement() set */
+		s->base.timed_out = true;
+		fix = TD_STORE_DEADLINE_FIX;
+		errnum = ETIMEDOUT;
+		state = NULL;
+	}
 	for (size_t i = 0; state && i < sizeof(failures) / sizeof(failures[0]); i++) {
 		if (strncmp(state, failures[i].state, strlen(failures[i].state)) == 0) {
 			fix = failures[i].fix;
@@ -314,6 +322,39 @@ static void query_real(struct query *q, const char *fragment, double value)
 }
 
 /*
+ * Bounds the next statement by the store's deadline (td_store_set_deadline):
+ * the server cancels it when it runs past. A round trip per statement
+ * while a deadline is set, and one more once it is lifted.
+ */
+static int bound_statement(struct pg_store *s, const char *what, char *err, size_t errlen)
+{
+	int64_t left = td_store_time_left_ns(&s->base);
+	long long ms = left == INT64_MAX ? 0 : (left + 999999) / 1000000;
+	char sql[64];
+	PGresult *res;
+	int ret = 0;
+
+	if (left == 0) {
+		snprintf(err, errlen, "%s at %s: the deadline had passed; %s", what, s->location,
+			 TD_STORE_DEADLINE_FIX);
+		return -ETIMEDOUT;
+	}
+	if (!ms && !s->timeout_ms)
+		return 0;
+	if (ms)
+		snprintf(sql, sizeof(sql), "SET statement_timeout = %lld", ms);
+	else
+		snprintf(sql, sizeof(sql), "RESET statement_timeout");
+	res = PQexec(s->conn, sql);
+	if (PQresultStatus(res) == PGRES_COMMAND_OK)
+		s->timeout_ms = ms;
+	else
+		ret = fail(s, res, what, err, errlen);
+	PQclear(res);
+	return ret;
+}
+
+/*
  * Runs q and returns its result in *res when it has the status want
  * (PGRES_TUPLES_OK or PGRES_COMMAND_OK); otherwise fills err.
  */
@@ -328,6 +369,8 @@ static int query_exec(struct pg_store *s, const struct query *q, ExecStatusType 
 			 "topdown", s->location, MAX_SQL);
 		return -EINVAL;
 	}
+	if ((ret = bound_statement(s, what, err, errlen)) < 0)
+		return ret;
 	*res = PQexecParams(s->conn, q->sql, q->nr_params, NULL, q->values, NULL, NULL, 0);
 	if (PQresultStatus(*res) != want) {
 		ret = fail(s, *res, what, err, errlen);
@@ -341,9 +384,13 @@ static int query_exec(struct pg_store *s, const struct query *q, ExecStatusType 
 static int exec_sql(struct pg_store *s, const char *sql, const char *what,
 		    char *err, size_t errlen)
 {
-	PGresult *res = PQexec(s->conn, sql);
-	int ret = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : fail(s, res, what, err, errlen);
+	PGresult *res;
+	int ret = bound_statement(s, what, err, errlen);
 
+	if (ret < 0)
+		return ret;
+	res = PQexec(s->conn, sql);
+	ret = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : fail(s, res, what, err, errlen);
 	PQclear(res);
 	return ret;
 }

@@ -29,6 +29,7 @@
 
 #define BUSY_TIMEOUT_MS 5000
 #define WAL_RETRY_MS 10
+#define PROGRESS_STEPS 1000 /* how often a statement looks at the deadline */
 #define WHOLE_RUN_SEQ -1 /* interval_seq of whole-run rows, as in td_metric_row */
 
 struct sqlite_store {
@@ -201,6 +202,7 @@ static const struct {
 	{ SQLITE_NOMEM, ENOMEM, "free memory and retry" },
 	{ SQLITE_CONSTRAINT, EINVAL,
 	  "the run holds duplicate or inconsistent rows, a bug in the code that built it" },
+	{ SQLITE_INTERRUPT, ETIMEDOUT, TD_STORE_DEADLINE_FIX }, /* only on_progress interrupts */
 };
 
 /*
@@ -451,6 +453,13 @@ static int enable_wal(struct sqlite_store *s)
 	}
 }
 
+/* Every PROGRESS_STEPS virtual machine steps: a non-zero return stops the
+ * statement with SQLITE_INTERRUPT once the store's deadline has come. */
+static int on_progress(void *ctx)
+{
+	return td_store_time_left_ns(ctx) == 0;
+}
+
 static int open_connection(struct sqlite_store *s, unsigned cache_kib, char *err, size_t errlen)
 {
 	char cache[64];
@@ -465,6 +474,7 @@ static int open_connection(struct sqlite_store *s, unsigned cache_kib, char *err
 	rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_extended_result_codes(s->db, 1);
+		sqlite3_progress_handler(s->db, PROGRESS_STEPS, on_progress, &s->base);
 		rc = sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
 	}
 	if (rc == SQLITE_OK)

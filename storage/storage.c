@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -77,6 +78,32 @@ const char *td_store_location(const struct td_store *store)
 int td_store_schema_version(const struct td_store *store)
 {
 	return store ? store->schema_version : 0;
+}
+
+void td_store_set_deadline(struct td_store *store, int64_t deadline_ns)
+{
+	store->deadline_ns = deadline_ns;
+	store->timed_out = false;
+}
+
+bool td_store_timed_out(const struct td_store *store)
+{
+	return store && store->timed_out;
+}
+
+int64_t td_store_time_left_ns(struct td_store *store)
+{
+	struct timespec now;
+	int64_t left;
+
+	if (!store->deadline_ns)
+		return INT64_MAX;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	left = store->deadline_ns - ((int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+	if (left > 0)
+		return left;
+	store->timed_out = true;
+	return 0;
 }
 
 static int invalid_run(char *err, size_t errlen, const char *why)

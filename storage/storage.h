@@ -66,6 +66,16 @@ const char *td_store_location(const struct td_store *store);
 int td_store_schema_version(const struct td_store *store);
 
 /*
+ * A time limit on what the store does next: a read or write still running
+ * at deadline_ns (CLOCK_MONOTONIC) stops, undoes its transaction and fails
+ * with -ETIMEDOUT; 0 lifts the limit. Setting it clears the flag
+ * td_store_timed_out() reads, which says whether an operation stopped so
+ * since. A server answering many clients bounds each request with it.
+ */
+void td_store_set_deadline(struct td_store *store, int64_t deadline_ns);
+bool td_store_timed_out(const struct td_store *store);
+
+/*
  * Writes the whole run in one transaction: on any failure nothing of it
  * remains. -EEXIST when a run with the same id is already stored; -EINVAL
  * when the run is inconsistent (a count without its array, a repeated tid

@@ -186,6 +186,24 @@ static inline void add_node(struct td_run *run, const char *path, double value, 
 	add_row(run, TD_SCOPE_PROCESS, "100", path, value, crossed, 1.0);
 }
 
+/* Stores n runs of app with 40 tree rows each: enough that reading all
+ * their rows takes thousands of SQLite steps and several milliseconds. */
+static inline void store_many_runs(struct backend *b, size_t n)
+{
+	char path[64];
+
+	for (size_t i = 0; i < n; i++) {
+		struct td_run *run = new_run("app", (int64_t)(i + 1) * 1000000000, "branch=main");
+
+		for (int r = 0; r < 40; r++) {
+			snprintf(path, sizeof(path), "Backend_Bound.Node_%02d", r);
+			add_node(run, path, 0.01 * r, r == 7);
+		}
+		assert_int_equal(td_store_write_run(b->store, run, b->err, ERRLEN), 0);
+		td_run_free(run);
+	}
+}
+
 static inline void add_thread(struct td_run *run, uint32_t tid, const char *comm,
 			      uint64_t oncpu_ns)
 {

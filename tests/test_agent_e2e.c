@@ -994,6 +994,10 @@ static void test_bad_inputs_are_refused(void **state)
 	{ const char *a[] = { "--process", "x", "--events", "no-such-event", NULL }; expect_refusal(a, NULL, "no-such-event"); }
 	{ const char *a[] = { "--process", "x", "--mcp-token-file", "/etc/hostname", NULL };
 	  expect_refusal(a, NULL, "--mcp-token-file goes with --mcp-listen"); }
+	{ const char *a[] = { "--process", "x", "--mcp-request-timeout", "5s", NULL };
+	  expect_refusal(a, NULL, "--mcp-request-timeout goes with --mcp-listen"); }
+	{ const char *a[] = { "--process", "x", "--mcp-listen", "127.0.0.1:0", "--mcp-request-timeout", "0s", NULL };
+	  expect_refusal(a, NULL, "bad duration '0s': it must be longer than zero"); }
 	done();
 }
 

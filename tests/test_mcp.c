@@ -668,9 +668,11 @@ static void store_known_runs(struct backend *b, char ids[3][TD_RUN_ID_LEN])
 	store_run(b, run, NULL);
 }
 
-static struct session *session_on(struct backend *b)
+/* An initialized session on b's store, with the time limit per request
+ * timeout_ns (0: the default). */
+static struct session *session_limited(struct backend *b, uint64_t timeout_ns)
 {
-	struct td_mcp_options opts = { 0 };
+	struct td_mcp_options opts = { .request_timeout_ns = timeout_ns };
 	struct session *s;
 
 	if (is_postgres(b)) {
@@ -682,6 +684,11 @@ static struct session *session_on(struct backend *b)
 	s = session_new(&opts);
 	initialize(s);
 	return s;
+}
+
+static struct session *session_on(struct backend *b)
+{
+	return session_limited(b, 0);
 }
 
 static const char *text_of(json_t *result)
@@ -785,6 +792,45 @@ static void test_tool_answers(void **state)
 }
 
 /* Many threads: the answer is cut to fit, and says so. */
+/* A request whose store work runs past the time limit gets error -32001
+ * saying so, and no partial answer; the next one on the same session and
+ * store is served as usual. */
+static void test_request_time_limit(void **state)
+{
+	static const char bottlenecks[] = "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+					  "\"params\":{\"name\":\"query_bottlenecks\",\"arguments\":{}}}";
+	struct backend *b = backend_of(state);
+	struct session *s;
+	json_t *m, *result;
+	char line[256];
+	const char *message;
+
+	store_many_runs(b, 200);
+	s = session_limited(b, 1); /* a nanosecond: any read of the store outlasts it */
+	snprintf(line, sizeof(line), bottlenecks, 1);
+	expect_error(s, line, TD_RPC_REQUEST_TIMEOUT, "1");
+	snprintf(line, sizeof(line), bottlenecks, 2);
+	m = answer(s, line);
+	message = json_string_value(json_object_get(json_object_get(m, "error"), "message"));
+	assert_non_null(message);
+	assert_non_null(strstr(message, "time limit of 1ns"));
+	assert_non_null(strstr(message, "--request-timeout"));
+	json_decref(m);
+	assert_true(td_mcp_request_timed_out(s->server));
+	/* what does not read the store is not bounded */
+	json_decref(result_of(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}"));
+	assert_false(td_mcp_request_timed_out(s->server));
+	session_free(s);
+
+	s = session_on(b); /* the default, 30 s */
+	snprintf(line, sizeof(line), bottlenecks, 4);
+	result = result_of(s, line);
+	assert_int_equal(json_integer_value(json_object_get(structured(result), "runs")), 200);
+	assert_false(td_mcp_request_timed_out(s->server));
+	json_decref(result);
+	session_free(s);
+}
+
 static void test_answers_stay_small(void **state)
 {
 	struct backend *b = backend_of(state);
@@ -1316,6 +1362,9 @@ static void test_command_line(void **state)
 	assert_int_equal(run_topdown((const char *const[]){ "mcp-serve", "--page-size", "0", NULL },
 				     err, sizeof(err)), 2);
 	assert_non_null(strstr(err, "--page-size"));
+	assert_int_equal(run_topdown((const char *const[]){ "mcp-serve", "--request-timeout", "0s", NULL },
+				     err, sizeof(err)), 2);
+	assert_non_null(strstr(err, "bad duration '0s': it must be longer than zero"));
 	assert_int_equal(run_topdown((const char *const[]){ "mcp-serve", "serve", NULL }, err, sizeof(err)), 2);
 	assert_non_null(strstr(err, "unexpected argument 'serve'"));
 	assert_int_equal(run_topdown((const char *const[]){ "mcp-serve", "--help", NULL }, err, sizeof(err)), 0);
@@ -1343,6 +1392,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_collect_refused, setup_initialized, teardown_session),
 		ON_BOTH(test_tool_answers),
 		ON_BOTH(test_answers_stay_small),
+		ON_BOTH(test_request_time_limit),
 		ON_BOTH(test_resources),
 		ON_BOTH(test_list_labels),
 		ON_BOTH(test_labels_stay_small),

@@ -27,7 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backends.h"
 #include "httpd.h"
+#include "jsonrpc.h"
 #include "streamable.h"
 
 static const char init_body[] =
@@ -385,6 +387,52 @@ static void test_handler_tool_errors(void **state)
 	expect_answer(h, id, TOOL_CALL(14, "explain_metric", "[1]"),
 		      "{\"jsonrpc\":\"2.0\",\"id\":14,\"error\":{\"code\":-32602,");
 	td_mcp_http_free(h);
+}
+
+/*
+ * The time limit per request: a call whose store work runs past it gets
+ * HTTP 504 with the JSON-RPC error saying why (as JSON, even to a client
+ * that takes streams), and the session goes on.
+ */
+static void test_handler_time_limit(void **state)
+{
+	struct td_mcp_http_options o = {
+		.mcp = { .db = db, .request_timeout_ns = 1 }, .listen = "127.0.0.1:0",
+	};
+	struct backend b = { .cfg.path = db };
+	struct exchange x = { 0 };
+	struct td_httpd_response *r;
+	static const char *const sqlite_files[] = { "", "-wal", "-shm" };
+	struct td_mcp_http *h;
+	char id[40], err[256], path[160];
+
+	(void)state;
+	b.store = td_store_open(&b.cfg, b.err, ERRLEN);
+	if (!b.store)
+		fail_msg("%s", b.err);
+	store_many_runs(&b, 200);
+	td_store_close(b.store);
+	h = td_mcp_http_new(&o, err, sizeof(err));
+	assert_non_null(h);
+	initialize(h, id);
+	for (int sse = 0; sse < 2; sse++) {
+		r = call(h, &x, "POST", TOOL_CALL(3, "query_bottlenecks", "{}"), JSON,
+			 "Mcp-Session-Id", id, "Accept",
+			 sse ? "application/json, text/event-stream" : "application/json", NULL);
+		assert_int_equal(r->status, 504);
+		assert_string_equal(r->content_type, "application/json");
+		assert_non_null(strstr(r->body, "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32001,"));
+		assert_non_null(strstr(r->body, "time limit"));
+	}
+	/* the session lives on: what reads nothing of the store is answered */
+	expect_answer(h, id, TOOL_CALL(4, "explain_metric", "{\"name\":\"DRAM_Bound\"}"),
+		      "\"isError\":false");
+	td_httpd_response_release(&x.resp);
+	td_mcp_http_free(h);
+	for (size_t i = 0; i < sizeof(sqlite_files) / sizeof(sqlite_files[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", db, sqlite_files[i]);
+		unlink(path); /* the later tests start from no store */
+	}
 }
 
 static void test_handler_token_and_expiry(void **state)
@@ -750,6 +798,7 @@ int main(void)
 		cmocka_unit_test(test_handler_refusals),
 		cmocka_unit_test(test_handler_sse_and_logs),
 		cmocka_unit_test(test_handler_tool_errors),
+		cmocka_unit_test(test_handler_time_limit),
 		cmocka_unit_test(test_handler_token_and_expiry),
 		cmocka_unit_test(test_network),
 		cmocka_unit_test(test_network_token),

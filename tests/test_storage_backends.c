@@ -5,8 +5,9 @@
  * id prefixes, metric rows) select the same runs, deletion works in
  * batches, several processes write at once. Then what is PostgreSQL's own:
  * connection errors that name the host but never the password, schema
- * versions, text that is not UTF-8. And opening a store from flags and
- * the environment.
+ * versions, text that is not UTF-8. The time limit on an operation on
+ * both, and PostgreSQL's cancel of a statement that waits too long. And
+ * opening a store from flags and the environment.
  */
 #include <errno.h>
 #include <sys/wait.h>
@@ -784,6 +785,119 @@ static void test_reader_while_writing(void **state)
 	}
 }
 
+/* ---- the time limit (td_store_set_deadline) ---- */
+
+static int64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Reads every run's rows: 0 or the error, with the count read. */
+static int read_all_rows(struct backend *b, size_t *count)
+{
+	struct td_metric_filter all = { .scope = TD_SCOPE_PROCESS };
+	struct td_run_metrics *rows = NULL;
+	int ret = td_store_read_metrics(b->store, NULL, &all, &rows, count, b->err, ERRLEN);
+
+	td_run_metrics_free(rows, *count);
+	return ret;
+}
+
+static void test_deadline(void **state)
+{
+	struct backend *b = backend_of(state);
+	size_t count = 0;
+	int64_t start, full_ns;
+
+	store_many_runs(b, 200);
+	start = monotonic_ns();
+	assert_int_equal(read_all_rows(b, &count), 0);
+	full_ns = monotonic_ns() - start;
+	assert_int_equal(count, 200);
+	assert_false(td_store_timed_out(b->store));
+
+	/* A deadline already gone: the read stops and says so. */
+	td_store_set_deadline(b->store, monotonic_ns() - 1);
+	assert_int_equal(read_all_rows(b, &count), -ETIMEDOUT);
+	assert_non_null(strstr(b->err, "time limit"));
+	assert_true(td_store_timed_out(b->store));
+
+	/* Lifted: the same read works on the same connection, and the flag
+	 * is clear again. */
+	td_store_set_deadline(b->store, 0);
+	assert_false(td_store_timed_out(b->store));
+	start = monotonic_ns();
+	assert_int_equal(read_all_rows(b, &count), 0);
+	if (monotonic_ns() - start < full_ns)
+		full_ns = monotonic_ns() - start; /* the first read warmed the caches */
+	assert_int_equal(count, 200);
+
+	/* One that comes while the read runs stops it there: a tenth of the
+	 * time the whole read takes. */
+	td_store_set_deadline(b->store, monotonic_ns() + full_ns / 10);
+	start = monotonic_ns();
+	assert_int_equal(read_all_rows(b, &count), -ETIMEDOUT);
+	assert_true(monotonic_ns() - start < full_ns);
+	assert_true(td_store_timed_out(b->store));
+
+	/* A deadline far off changes nothing. */
+	td_store_set_deadline(b->store, monotonic_ns() + 60 * 1000000000LL);
+	assert_int_equal(read_all_rows(b, &count), 0);
+	assert_int_equal(count, 200);
+	assert_false(td_store_timed_out(b->store));
+}
+
+/* PostgreSQL: a statement waiting on a lock is cancelled at the deadline
+ * (the server's statement_timeout), and once the deadline is lifted the
+ * same wait is no longer cut short. */
+static void test_pg_deadline_cancels_a_wait(void **state)
+{
+	struct backend *b = backend_of(state);
+	int ready[2];
+	size_t count = 0;
+	int64_t start, waited;
+	pid_t locker;
+	char c;
+
+	store_many_runs(b, 2);
+	assert_int_equal(pipe(ready), 0);
+	locker = fork();
+	assert_true(locker >= 0);
+	if (locker == 0) {
+		PGconn *conn = PQconnectdb(b->dsn);
+		PGresult *res = PQexec(conn, "BEGIN; LOCK TABLE runs IN ACCESS EXCLUSIVE MODE");
+		bool locked = PQresultStatus(res) == PGRES_COMMAND_OK;
+
+		PQclear(res);
+		if (write(ready[1], locked ? "y" : "n", 1) != 1)
+			_exit(1);
+		usleep(1500 * 1000); /* then the transaction ends with the connection */
+		PQfinish(conn);
+		_exit(locked ? 0 : 1);
+	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	assert_int_equal(c, 'y');
+
+	td_store_set_deadline(b->store, monotonic_ns() + 300 * 1000000LL);
+	start = monotonic_ns();
+	assert_int_equal(read_all_rows(b, &count), -ETIMEDOUT);
+	waited = monotonic_ns() - start;
+	assert_non_null(strstr(b->err, "time limit"));
+	assert_true(td_store_timed_out(b->store));
+	assert_true(waited >= 250 * 1000000LL && waited < 1400 * 1000000LL);
+
+	td_store_set_deadline(b->store, 0);
+	assert_int_equal(read_all_rows(b, &count), 0); /* waits for the lock to go */
+	assert_int_equal(count, 2);
+	assert_false(td_store_timed_out(b->store));
+	assert_int_equal(waitpid(locker, NULL, 0), locker);
+}
+
 /* ---- PostgreSQL's own ---- */
 
 #define SECRET "s3cr3t-Pa55"
@@ -964,6 +1078,8 @@ int main(int argc, char **argv)
 		ON_BOTH(test_delete_in_batches),
 		ON_BOTH(test_concurrent_writers),
 		ON_BOTH(test_reader_while_writing),
+		ON_BOTH(test_deadline),
+		BACKEND_TEST(test_pg_deadline_cancels_a_wait, "postgresql"),
 		BACKEND_TEST(test_pg_unreachable, "postgresql"),
 		BACKEND_TEST(test_pg_location_hides_password, "postgresql"),
 		BACKEND_TEST(test_pg_newer_schema_is_refused, "postgresql"),

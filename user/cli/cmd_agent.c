@@ -41,7 +41,8 @@ static const char usage_text[] =
 	"                     [--every 60s] [--duration D] [--level 1..3 | --events LIST] [--label key=value]...\n"
 	"                     [--max-overhead PCT] [--metrics-listen 127.0.0.1:9464] [--spool PATH]\n"
 	"                     [--log PATH] [--windows N] [--db PATH | --backend postgresql --dsn DSN]\n"
-	"                     [--sample[=EVENT]] [--sample-freq HZ] [--mcp-listen ADDR:PORT [--mcp-token-file FILE]]\n"
+	"                     [--sample[=EVENT]] [--sample-freq HZ]\n"
+	"                     [--mcp-listen ADDR:PORT [--mcp-token-file FILE] [--mcp-request-timeout 30s]]\n"
 	"  --every D          window length: one run per target process per window (default 60s)\n"
 	"  --duration D       count for D of every window (default: all of it)\n"
 	"  --max-overhead PCT shorten the counted time while the agent costs more than PCT% of the CPUs\n"
@@ -57,11 +58,14 @@ static const char usage_text[] =
 	"                     topdown mcp-serve --transport http does (without collect_topdown)\n"
 	"  --mcp-token-file F clients must send Authorization: Bearer <F's first line>; required\n"
 	"                     when --mcp-listen is not a loopback address; F must be chmod 600\n"
+	"  --mcp-request-timeout D  the longest an MCP request may read the store (default 30s);\n"
+	"                     one that runs past it gets HTTP 504\n"
 	"  TOPDOWN_LABELS     key=value,key2=value2 labels for every run; --label wins\n";
 
 /* --mcp-listen: the MCP server beside the windows, and what it needs. */
 struct agent_mcp {
 	const char *listen, *token_file;
+	uint64_t request_timeout_ns; /* 0: the MCP server's default */
 	char *token;
 	struct td_mcp_http *sessions;
 	struct td_httpd *server;
@@ -109,6 +113,7 @@ static int parse_args(int argc, char **argv, struct td_agent_config *a, struct a
 		{ "db", required_argument, NULL, 'D' },
 		{ "mcp-listen", required_argument, NULL, 'P' },
 		{ "mcp-token-file", required_argument, NULL, 'T' },
+		{ "mcp-request-timeout", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -149,6 +154,7 @@ static int parse_args(int argc, char **argv, struct td_agent_config *a, struct a
 			break;
 		case 'P': mcp->listen = optarg; break;
 		case 'T': mcp->token_file = optarg; break;
+		case 'R': ret = td_parse_duration_ns(optarg, &mcp->request_timeout_ns, err, sizeof(err)); break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		default:
 			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'", argv[optind - 1]);
@@ -171,8 +177,9 @@ static int parse_args(int argc, char **argv, struct td_agent_config *a, struct a
 		snprintf(err, sizeof(err), "--sample= names no event: give --sample alone for the default, or --sample=EVENT");
 		ret = -EINVAL;
 	}
-	if (!ret && mcp->token_file && !mcp->listen) {
-		snprintf(err, sizeof(err), "--mcp-token-file goes with --mcp-listen: give both, or neither");
+	if (!ret && (mcp->token_file || mcp->request_timeout_ns) && !mcp->listen) {
+		snprintf(err, sizeof(err), "--%s goes with --mcp-listen: give both, or neither",
+			 mcp->token_file ? "mcp-token-file" : "mcp-request-timeout");
 		ret = -EINVAL;
 	}
 	if (!ret && !a->duration_ns)
@@ -202,7 +209,9 @@ static void install_signal_handlers(void)
 static int mcp_start(struct agent_mcp *mcp, const struct td_agent_config *a, char *err, size_t errlen)
 {
 	struct td_mcp_http_options o = {
-		.mcp = { .db = a->db, .store_flags = a->store_flags }, .listen = mcp->listen,
+		.mcp = { .db = a->db, .store_flags = a->store_flags,
+			 .request_timeout_ns = mcp->request_timeout_ns },
+		.listen = mcp->listen,
 		.option_prefix = "mcp-",
 	};
 	struct td_httpd_options http = { .option = "--mcp-listen" };

@@ -19,6 +19,7 @@
 
 static const char usage_text[] =
 	"usage: topdown mcp-serve [--allow-collect] [--max-duration 60s] [--page-size N]\n"
+	"                         [--request-timeout 30s]\n"
 	"                         [--db PATH | --backend postgresql --dsn DSN]\n"
 	"                         [--transport stdio|http] [--listen ADDR:PORT | --port N]\n"
 	"                         [--token-file FILE] [--tls-cert FILE --tls-key FILE]\n"
@@ -28,6 +29,9 @@ static const char usage_text[] =
 	"  --allow-collect      let collect_topdown run collections (needs root or CAP_BPF+CAP_PERFMON)\n"
 	"  --max-duration D     the longest collection collect_topdown may run (default 60s)\n"
 	"  --page-size N        items per page of tools/list and other lists (default 100)\n"
+	"  --request-timeout D  the longest a request may read the store (default 30s); one that\n"
+	"                       runs past it gets error -32001 (HTTP: status 504); collections\n"
+	"                       are bounded by --max-duration instead\n"
 	"  --transport T        stdio (default) or http\n"
 	"  --listen ADDR:PORT   where HTTP listens (default 127.0.0.1:8000; [::1]:PORT for IPv6)\n"
 	"  --port N             the same on 127.0.0.1 (0: any free port, told on stderr)\n"
@@ -59,6 +63,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "allow-collect", no_argument, NULL, 'a' },
 		{ "max-duration", required_argument, NULL, 'm' },
 		{ "page-size", required_argument, NULL, 'n' },
+		{ "request-timeout", required_argument, NULL, 'r' },
 		{ "db", required_argument, NULL, 'D' },
 		{ "transport", required_argument, NULL, 'T' },
 		{ "listen", required_argument, NULL, 'l' },
@@ -79,7 +84,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 
 	optind = 1;
 	opterr = 0;
-	while (!ret && (opt = getopt_long(argc, argv, "am:n:D:h", options, NULL)) != -1) {
+	while (!ret && (opt = getopt_long(argc, argv, "am:n:r:D:h", options, NULL)) != -1) {
 		http_only |= strchr("lptCKSI", opt) != NULL;
 		switch (opt) {
 		case 'a': o->allow_collect = true; break;
@@ -88,6 +93,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			ret = td_parse_int_range(optarg, "--page-size", 1, 10000, &number, err,
 						 sizeof(err));
 			o->page_size = (size_t)number;
+			break;
+		case 'r':
+			ret = td_parse_duration_ns(optarg, &o->request_timeout_ns, err, sizeof(err));
 			break;
 		case 'D': o->db = optarg; break;
 		case 'T': c->transport = optarg; break;

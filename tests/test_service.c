@@ -372,7 +372,11 @@ static void test_refuses_bad_input(void **state)
 	expect_refusal((const char *[]){ "--system-wide", "--level", "9", NULL }, "--level");
 	expect_refusal((const char *[]){ "--system-wide", "--max-overhead", "0", NULL }, "--max-overhead");
 	expect_refusal((const char *[]){ "--system-wide", "--metrics-listen", "9464", NULL }, "HOST:PORT");
-	expect_refusal((const char *[]){ "--system-wide", "--metrics-listen", ":99999", NULL }, "port");
+	expect_refusal((const char *[]){ "--system-wide", "--metrics-listen", "127.0.0.1:99999", NULL },
+		       "the --metrics-listen port");
+	/* the agent would refuse it at every start: no host */
+	expect_refusal((const char *[]){ "--system-wide", "--metrics-listen", ":9464", NULL },
+		       "name the host to listen on");
 	expect_refusal((const char *[]){ "--system-wide", "--db", "/var/tmp/x.db", "--dsn", "host=db", NULL },
 		       "--db names a SQLite file");
 	expect_refusal((const char *[]){ "--system-wide", "--backend", "sqlite", "--dsn", "host=db", NULL },
@@ -387,6 +391,48 @@ static void test_refuses_bad_input(void **state)
 	expect_refusal((const char *[]){ "--system-wide", "--db", "/runs.db", NULL }, "writable");
 	expect_refusal((const char *[]){ "--system-wide", "--frobnicate", NULL }, "--frobnicate");
 	expect_refusal((const char *[]){ "--system-wide", "extra", NULL }, "unexpected argument 'extra'");
+}
+
+/* --mcp-listen and its companions reach ExecStart, checked as the agent
+ * checks them at start (where a refusal would be a restart loop). */
+static void test_mcp_options(void **state)
+{
+	char token[sizeof(scratch) + 16], loose[sizeof(scratch) + 16], exec_start[PATH_MAX + 256];
+	const char *args[] = { "--system-wide", "--mcp-listen", "0.0.0.0:8000", "--mcp-token-file", token,
+			       "--mcp-request-timeout", "10s", "--preview", NULL };
+	struct cli_result r;
+	FILE *f;
+
+	(void)state;
+	snprintf(token, sizeof(token), "%s/mcp.token", scratch);
+	snprintf(loose, sizeof(loose), "%s/loose.token", scratch);
+	for (int i = 0; i < 2; i++) {
+		assert_non_null(f = fopen(i ? loose : token, "w"));
+		fputs("0123456789abcdef0123456789abcdef\n", f);
+		fclose(f);
+		assert_int_equal(chmod(i ? loose : token, i ? 0644 : 0600), 0);
+	}
+	run_service(&r, "install-service", args);
+	assert_int_equal(r.status, 0);
+	snprintf(exec_start, sizeof(exec_start), "\nExecStart=%s agent --system-wide --mcp-listen "
+		 "0.0.0.0:8000 --mcp-token-file %s --mcp-request-timeout 10s\n", topdown_realpath(), token);
+	if (!strstr(r.out, exec_start))
+		fail_msg("no '%s' in:\n%s", exec_start, r.out);
+
+	expect_refusal((const char *[]){ "--system-wide", "--mcp-listen", "0.0.0.0:8000", NULL },
+		       "--mcp-listen 0.0.0.0:8000 is not loopback: give --mcp-token-file FILE");
+	expect_refusal((const char *[]){ "--system-wide", "--mcp-token-file", token, NULL },
+		       "--mcp-token-file goes with --mcp-listen");
+	expect_refusal((const char *[]){ "--system-wide", "--mcp-request-timeout", "5s", NULL },
+		       "--mcp-request-timeout goes with --mcp-listen");
+	expect_refusal((const char *[]){ "--system-wide", "--mcp-listen", "127.0.0.1", NULL },
+		       "no port in --mcp-listen '127.0.0.1'");
+	expect_refusal((const char *[]){ "--system-wide", "--mcp-listen", "127.0.0.1:8000",
+					 "--mcp-token-file", loose, NULL }, "chmod 600");
+	expect_refusal((const char *[]){ "--system-wide", "--mcp-listen", "127.0.0.1:8000",
+					 "--mcp-token-file", "/root/mcp.token", NULL }, "ProtectHome");
+	expect_refusal((const char *[]){ "--system-wide", "--mcp-listen", "127.0.0.1:8000",
+					 "--mcp-request-timeout", "0s", NULL }, "longer than zero");
 }
 
 static void test_uninstall_removes_everything(void **state)
@@ -490,6 +536,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_install_writes_files_with_modes, make_scratch,
 						remove_scratch),
 		cmocka_unit_test_setup_teardown(test_refuses_bad_input, make_scratch, remove_scratch),
+		cmocka_unit_test_setup_teardown(test_mcp_options, make_scratch, remove_scratch),
 		cmocka_unit_test_setup_teardown(test_uninstall_removes_everything, make_scratch,
 						remove_scratch),
 		cmocka_unit_test_setup_teardown(test_without_running_systemd, make_scratch,

@@ -3,7 +3,9 @@
  * topdown install-service / uninstall-service: run `topdown agent` under
  * systemd.
  *
- * install-service checks the agent's options the way the agent does,
+ * install-service checks the agent's options the way the agent does (an
+ * option the agent would refuse at start becomes a restart loop under
+ * systemd),
  * writes the settings file (mode 0600, in a 0700 directory: it may hold
  * a PostgreSQL password) and the unit (user/agent/service.h renders both), then
  * has systemd reload and enable it. Each file is written whole beside its
@@ -37,6 +39,7 @@
 #include "query_cli.h"
 #include "service.h"
 #include "store_open.h"
+#include "streamable.h"
 
 extern char **environ;
 
@@ -45,9 +48,13 @@ extern char **environ;
 #define STATE_DIR "/var/lib/topdown" /* the unit's StateDirectory=topdown */
 #define DEFAULT_SERVICE_DB STATE_DIR "/runs.db"
 #define MAX_PROCESSES 32
-#define NR_AGENT_VALUES 5 /* --every, --duration, --level, --max-overhead, --metrics-listen */
+#define NR_AGENT_VALUES 8 /* --every, --duration, --level, --max-overhead, --metrics-listen,
+			     --mcp-listen, --mcp-token-file, --mcp-request-timeout */
 #define EVERY_VALUE 0     /* their places in install_args.values */
 #define DURATION_VALUE 1
+#define MCP_LISTEN_VALUE 5
+#define MCP_TOKEN_VALUE 6
+#define MCP_TIMEOUT_VALUE 7
 #define MAX_AGENT_ARGS (2 * MAX_PROCESSES + 1 + 2 * NR_AGENT_VALUES)
 #define AGENT_VALUE_OPT 256 /* getopt codes of the agent's options with one value */
 #define HELP_SHOWN 1        /* a parser's answer to --help: nothing else to do */
@@ -85,6 +92,7 @@ struct install_args {
 static const char install_usage[] =
 	"usage: topdown install-service (--process NAME... | --system-wide) [--every D] [--duration D]\n"
 	"                               [--level N] [--max-overhead PCT] [--metrics-listen ADDR]\n"
+	"                               [--mcp-listen ADDR [--mcp-token-file FILE] [--mcp-request-timeout D]]\n"
 	"                               [--label key=value]... [--db PATH | --backend NAME --dsn DSN]\n"
 	"                               [--unit-dir DIR] [--env-file PATH] [--no-systemctl] [--preview]\n"
 	"Writes the systemd unit " TD_SERVICE_UNIT_NAME " running `topdown agent` with these options\n"
@@ -139,19 +147,77 @@ static bool under_home(const char *path)
 	       !strncmp(path, "/run/user/", 10);
 }
 
-/* --metrics-listen: HOST:PORT, [V6]:PORT or :PORT. */
-static int check_listen(const char *addr, char *err, size_t errlen)
+/* A listen address as the agent reads it (HOST:PORT or [V6]:PORT), and
+ * without quotes or spaces, which the unit's ExecStart would not carry. */
+static int check_listen_address(const char *option, const char *addr, char host[TD_HTTPD_HOST_MAX],
+				char *err, size_t errlen)
 {
-	const char *colon = strrchr(addr, ':');
 	long port;
 
-	if (!colon || strpbrk(addr, " \t\"'")) {
-		snprintf(err, errlen, "--metrics-listen takes HOST:PORT or :PORT (e.g. 127.0.0.1:9464), "
-			 "not '%.64s'", addr);
+	if (strpbrk(addr, " \t\"'\\")) {
+		snprintf(err, errlen, "bad %s '%.64s': write it as HOST:PORT, e.g. 127.0.0.1:9464", option,
+			 addr);
 		return -EINVAL;
 	}
-	return td_parse_int_range(colon + 1, "the port of --metrics-listen", 1, 65535, &port, err,
-				  errlen);
+	return td_httpd_parse_listen(addr, option, false, host, &port, err, errlen);
+}
+
+static int check_listen(const char *addr, char *err, size_t errlen)
+{
+	char host[TD_HTTPD_HOST_MAX];
+
+	return check_listen_address("--metrics-listen", addr, host, err, errlen);
+}
+
+static int check_mcp_listen(const char *addr, char *err, size_t errlen)
+{
+	char host[TD_HTTPD_HOST_MAX];
+
+	return check_listen_address("--mcp-listen", addr, host, err, errlen);
+}
+
+/* The token file, read now as the agent will read it under the unit. */
+static int check_token_file(const char *path, char *err, size_t errlen)
+{
+	char *token = NULL;
+	int ret;
+
+	if (check_unit_path("--mcp-token-file", path, err, errlen))
+		return -EINVAL;
+	if (under_home(path)) {
+		snprintf(err, errlen, "--mcp-token-file %.64s is in a home directory, which the service "
+			 "cannot reach (ProtectHome=yes); keep it under /etc, e.g. /etc/topdown/mcp.token",
+			 path);
+		return -EINVAL;
+	}
+	ret = td_mcp_http_read_token(path, "--mcp-token-file", &token, err, errlen);
+	free(token);
+	return ret;
+}
+
+/* --mcp-listen's companions, and its address: off loopback, a token (the
+ * agent refuses to start without one, and the unit would restart it). */
+static int check_mcp_options(const struct install_args *a, char *err, size_t errlen)
+{
+	const char *listen = a->values[MCP_LISTEN_VALUE].value;
+	const char *token = a->values[MCP_TOKEN_VALUE].value;
+	char host[TD_HTTPD_HOST_MAX];
+
+	if (!listen && (token || a->values[MCP_TIMEOUT_VALUE].value)) {
+		snprintf(err, errlen, "--%s goes with --mcp-listen: give both, or neither",
+			 token ? "mcp-token-file" : "mcp-request-timeout");
+		return -EINVAL;
+	}
+	if (!listen || token)
+		return 0;
+	if (check_listen_address("--mcp-listen", listen, host, err, errlen))
+		return -EINVAL;
+	if (!td_httpd_host_is_loopback(host)) {
+		snprintf(err, errlen, "--mcp-listen %.64s is not loopback: give --mcp-token-file FILE so "
+			 "that only clients with the token get in", listen);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /*
@@ -250,7 +316,7 @@ static int check_install_args(struct install_args *a, char *err, size_t errlen)
 	for (size_t i = 0; i < NR_AGENT_VALUES; i++)
 		if (a->values[i].value && (ret = a->values[i].check(a->values[i].value, err, errlen)))
 			return ret;
-	if ((ret = check_targets_and_window(a, err, errlen)))
+	if ((ret = check_targets_and_window(a, err, errlen)) || (ret = check_mcp_options(a, err, errlen)))
 		return ret;
 	for (size_t i = 0; i < a->labels.count; i++)
 		if ((ret = td_service_label_check(&a->labels.items[i], err, errlen)))
@@ -286,6 +352,9 @@ static int parse_install_args(int argc, char **argv, struct install_args *a, cha
 		{ "level", required_argument, NULL, AGENT_VALUE_OPT + 2 },
 		{ "max-overhead", required_argument, NULL, AGENT_VALUE_OPT + 3 },
 		{ "metrics-listen", required_argument, NULL, AGENT_VALUE_OPT + 4 },
+		{ "mcp-listen", required_argument, NULL, AGENT_VALUE_OPT + MCP_LISTEN_VALUE },
+		{ "mcp-token-file", required_argument, NULL, AGENT_VALUE_OPT + MCP_TOKEN_VALUE },
+		{ "mcp-request-timeout", required_argument, NULL, AGENT_VALUE_OPT + MCP_TIMEOUT_VALUE },
 		{ "label", required_argument, NULL, 'L' },
 		{ "db", required_argument, NULL, 'D' },
 		/* where to install */
@@ -573,6 +642,9 @@ int td_cmd_install_service(int argc, char **argv)
 			{ "--level", check_level, NULL },
 			{ "--max-overhead", check_overhead, NULL },
 			{ "--metrics-listen", check_listen, NULL },
+			{ "--mcp-listen", check_mcp_listen, NULL },
+			{ "--mcp-token-file", check_token_file, NULL },
+			{ "--mcp-request-timeout", check_duration, NULL },
 		},
 	};
 	char err[512] = "", *unit_text = NULL, *env_text = NULL;

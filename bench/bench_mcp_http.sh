@@ -37,6 +37,7 @@ here=$(dirname "$0")
 node "$here/mcp_http_load.mjs" "$url" "$sessions" "$calls" >"$work/first.json"
 done_calls=$((sessions * calls))
 rss_first=$(rss)
+rss_rounds="$((rss_first / 1024))" # MiB after each round
 errors=$(sed -n 's/.*"errors":\([0-9]*\).*/\1/p' "$work/first.json")
 grep -h '"error"' "$work/first.json" >"$work/why" || true
 while [ "$done_calls" -lt "$total" ]; do
@@ -44,6 +45,7 @@ while [ "$done_calls" -lt "$total" ]; do
 	errors=$((errors + $(sed -n 's/.*"errors":\([0-9]*\).*/\1/p' "$work/more.json")))
 	grep -h '"error"' "$work/more.json" >>"$work/why" || true
 	done_calls=$((done_calls + sessions * calls))
+	rss_rounds+=" $(($(rss) / 1024))"
 done
 rss_last=$(rss)
 
@@ -57,6 +59,7 @@ echo "first $((sessions * calls)) calls ($sessions sessions x $calls) in $(print
 	"$done_calls calls in all, $errors errors;" \
 	"server RSS $((rss_first / 1024)) MiB after the first, $((rss_last / 1024)) MiB after all" \
 	"($(awk -v a="$rss_first" -v b="$rss_last" 'BEGIN {printf "%+.1f%%", 100 * (b - a) / a}'))"
+echo "server RSS after each round, MiB:$rss_rounds"
 if [ -s "$work/why" ]; then
 	echo "errors, by tool and reason (a round's count each):"
 	cat "$work/why"

@@ -10,6 +10,7 @@
 #include "topdown.h"
 
 const volatile __u32 nr_slots = 0;
+const volatile __u32 untimed_slots = 0; /* as topdown reads them: td_counter_group_untimed_slots */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -39,7 +40,10 @@ int BPF_PROG(minimal_switch, bool preempt, struct task_struct *prev, struct task
 	for (__u32 slot = 0; slot < TD_MAX_SLOTS; slot++) {
 		if (slot >= nr_slots)
 			break;
-		bpf_perf_event_read_value(&counters, cpu * TD_MAX_SLOTS + slot, &r->slot[slot], sizeof(r->slot[0]));
+		if (untimed_slots & (1u << slot))
+			r->slot[slot].counter = bpf_perf_event_read(&counters, cpu * TD_MAX_SLOTS + slot);
+		else
+			bpf_perf_event_read_value(&counters, cpu * TD_MAX_SLOTS + slot, &r->slot[slot], sizeof(r->slot[0]));
 	}
 	return 0;
 }

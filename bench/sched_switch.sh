@@ -16,6 +16,12 @@
 # kernel.bpf_stats_enabled the kernel times each BPF program: the run
 # time of a configuration's programs on sched_switch and sched_wakeup*,
 # over its sched_switch program's run count, is its cost per switch.
+# Those timings cost every program run two clock reads that neither perf
+# nor topdown pays in use, so the throughput is measured with them off,
+# and the cost per switch in a second, shorter run with them on.
+# minimal-reads reads the counters as topdown does (the count alone where
+# the kernel never multiplexes the event); minimal-reads-timed reads each
+# with its enabled and running times, as bpf_perf_event_read_value does.
 #
 # usage: sudo [ALSO="LABEL=DIR..."] bench/sched_switch.sh [BUILD_DIR] [ROUNDS] [LOOPS]
 # Prints a Markdown table of medians over ROUNDS interleaved rounds.
@@ -37,7 +43,7 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work" "$(dirname "$db")"; sy
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (BPF and perf)" >&2; exit 1; }
 command -v perf >/dev/null || { echo "bench: needs perf (make deps installs linux-perf)" >&2; exit 1; }
 command -v jq >/dev/null || { echo "bench: needs jq (apt-get install jq)" >&2; exit 1; }
-sysctl -qw kernel.bpf_stats_enabled=1
+sysctl -qw kernel.bpf_stats_enabled=0
 
 # An idle process for the filter path: topdown follows it, never the benchmark.
 cp "$(command -v sleep)" "$work/td-bench-idle"
@@ -48,7 +54,13 @@ cp "$(command -v sleep)" "$work/perf"
 "$work/perf" 100000 &
 
 pipe_ops() { # [PREFIX...]: ops/sec of one pinned run, under PREFIX
-	taskset -c 0 "$@" perf bench sched pipe -l "$loops" 2>/dev/null | awk '/ops\/sec/ {print $1}'
+	pipe_run "$loops" "$@"
+}
+
+pipe_run() { # LOOPS [PREFIX...]
+	local n=$1
+	shift
+	taskset -c 0 "$@" perf bench sched pipe -l "$n" 2>/dev/null | awk '/ops\/sec/ {print $1}'
 }
 
 # PID's BPF cost in ns per sched_switch, from bpf_stats: the run time of
@@ -86,7 +98,12 @@ measure() {
 	pid=$!
 	if [ "$prog" != - ]; then wait_for_prog "$prog" $pid; else sleep 0.5; fi
 	ops=$(pipe_ops)
-	[ "$prog" != - ] && cost=$(prog_cost $pid)
+	if [ "$prog" != - ]; then
+		sysctl -qw kernel.bpf_stats_enabled=1
+		pipe_run $((loops / 4)) >/dev/null
+		cost=$(prog_cost $pid)
+		sysctl -qw kernel.bpf_stats_enabled=0
+	fi
 	# SIGTERM: background jobs of a script ignore SIGINT. topdown stores its run
 	# on SIGTERM; perf's child sleep goes with it.
 	pkill -TERM -P $pid 2>/dev/null || true
@@ -106,6 +123,7 @@ for round in $(seq "$rounds"); do
 		measure "topdown-system-wide${label:+-$label}" switch_btf -- "$bin" collect --system-wide --events "$events" --duration 1h --db "$db"
 	done
 	measure minimal-reads minimal_switch -- "$out/td-minimal-reads" "$events"
+	measure minimal-reads-timed minimal_switch -- "$out/td-minimal-reads" --timed "$events"
 	measure empty-program empty_switch -- "$out/td-minimal-reads" --empty
 	echo "round $round/$rounds done" >&2
 done
@@ -120,7 +138,7 @@ names="none perf-stat perf-stat-task topdown-target topdown-filter topdown-syste
 for build in ${ALSO:-}; do
 	names="$names topdown-target-${build%%=*} topdown-filter-${build%%=*} topdown-system-wide-${build%%=*}"
 done
-for name in $names minimal-reads empty-program; do
+for name in $names minimal-reads minimal-reads-timed empty-program; do
 	ops=$(awk -v n="$name" '$1 == n {print $2}' "$work/samples" | median)
 	cost=$(awk -v n="$name" '$1 == n && $3 != "n/a" {print $3}' "$work/samples" | median)
 	ratio=n/a
@@ -128,16 +146,17 @@ for name in $names minimal-reads empty-program; do
 	echo "| $name | $ops | $(awk -v a="$ops" -v b="$base" 'BEGIN {printf "%.2f", a / b}') | $cost | $ratio |"
 done
 
-# paired A B FIELD: the ratio A/B of FIELD (2: ops/s, 3: ns per switch)
-# within each round, as "median (min-max)". On a loaded host the medians
-# of the table above drift between configurations measured seconds apart;
-# a ratio within one round cancels much of that drift.
+# paired A B FIELD [diff]: the ratio A/B of FIELD (2: ops/s, 3: ns per
+# switch) within each round, or with diff the difference A-B, as "median
+# (min-max)". On a loaded host the medians of the table above drift
+# between configurations measured seconds apart; a ratio within one round
+# cancels much of that drift.
 paired() {
-	awk -v a="$1" -v b="$2" -v f="$3" '
+	awk -v a="$1" -v b="$2" -v f="$3" -v diff="${4:-}" '
 		$1 == "none" { round++ }
 		$1 == a && $f != "n/a" { va[round] = $f }
 		$1 == b && $f != "n/a" { vb[round] = $f }
-		END { for (r in va) if (r in vb && vb[r] > 0) print va[r] / vb[r] }' "$work/samples" |
+		END { for (r in va) if (r in vb && vb[r] > 0) print diff ? va[r] - vb[r] : va[r] / vb[r] }' "$work/samples" |
 		sort -g | awk '{ v[NR] = $1 } END {
 			if (NR == 0) { print "n/a"; exit }
 			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
@@ -152,6 +171,7 @@ echo "| --- | ---: | --- |"
 echo "| target path ops/s / perf-stat-task ops/s | $(paired topdown-target perf-stat-task 2) | >= 1.0 |"
 echo "| minimal-reads ops/s / perf-stat-task ops/s | $(paired minimal-reads perf-stat-task 2) | the target path's ceiling while it reads counters per switch |"
 echo "| system-wide ns / minimal-reads ns | $(paired topdown-system-wide minimal-reads 3) | <= 1.10 |"
+echo "| filter ns - empty-program ns | $(paired topdown-filter empty-program 3 diff) | <= 30 |"
 for build in ${ALSO:-}; do
 	label=${build%%=*}
 	for path in target filter system-wide; do

@@ -7,7 +7,7 @@
  * taken when the current thread's slice began; at the next switch (or a
  * flush) the difference is charged to that thread. A slice is only opened
  * for threads we track, so a switch between two untracked threads costs
- * two lookups in the targets hash, one per task's tgid (none with
+ * two loads from the targets array, one per task's tgid (none with
  * --system-wide), and nothing else: the filter path.
  *
  * Every handler exists twice: tp_btf where the kernel has BTF-enabled
@@ -37,6 +37,16 @@ const volatile bool match_comm = false;
 volatile __u32 paused = 0;
 volatile __u32 epoch = 0;
 
+/*
+ * The slots of the active counter group whose enabled and running times
+ * are not read, bit n for slot n (set by userspace with each group): a
+ * software event standing alone is never multiplexed, so both of its
+ * times over a slice are the slice itself, which the scheduler's runtime
+ * gives. bpf_perf_event_read_value reads the perf clock for those times
+ * at every call, as much again as the count: see docs/BENCHMARKS.md.
+ */
+volatile __u32 untimed_slots = 0;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
 	__uint(key_size, sizeof(__u32));
@@ -50,11 +60,11 @@ struct {
 } threads SEC(".maps"); /* max_entries set by userspace */
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
-	__type(value, __u8);
-} targets SEC(".maps"); /* tgids tracked in process mode */
+	__type(value, struct td_target_block);
+} targets SEC(".maps"); /* tgids tracked in process mode; max_entries set by userspace from pid_max */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -127,11 +137,25 @@ static __always_inline __u32 task_state(struct task_struct *task, const bool btf
 	return TASK_FIELD(btf, (struct task_struct___pre514 *)task, state);
 }
 
+/* tgid's byte in the targets array; NULL above the pid_max it was sized for */
+static __always_inline __u8 *target_byte(__u32 tgid)
+{
+	__u32 block = tgid / TD_TARGET_BLOCK;
+	struct td_target_block *targets_of_block = bpf_map_lookup_elem(&targets, &block);
+
+	return targets_of_block ? &targets_of_block->is[tgid % TD_TARGET_BLOCK] : NULL;
+}
+
 static __always_inline bool is_target(__u32 tid, __u32 tgid)
 {
+	__u8 *followed;
+
 	if (tid == 0) /* the idle task is idle time, not a thread */
 		return false;
-	return system_wide || bpf_map_lookup_elem(&targets, &tgid);
+	if (system_wide)
+		return true;
+	followed = target_byte(tgid);
+	return followed && *followed;
 }
 
 /*
@@ -195,23 +219,44 @@ static __always_inline struct td_thread_stats *thread_stats(struct task_struct *
 	return bpf_map_lookup_elem(&threads, &tid);
 }
 
+/* bpf_perf_event_read returns an error as a count in [-4095, -1]. */
+#define MAX_ERRNO 4095
+
+/* One slot's reading now; all zero when it cannot be read. */
+static __always_inline void read_slot(__u32 slot, __u32 cpu, struct bpf_perf_event_value *now)
+{
+	__u32 index = cpu * TD_MAX_SLOTS + slot;
+
+	if (untimed_slots & (1u << slot)) {
+		__u64 count = bpf_perf_event_read(&counters, index);
+
+		now->counter = count >= (__u64)-MAX_ERRNO ? 0 : count;
+		now->enabled = now->running = 0;
+	} else if (bpf_perf_event_read_value(&counters, index, now, sizeof(*now))) {
+		__builtin_memset(now, 0, sizeof(*now));
+	}
+}
+
 /*
  * Reads every slot on this CPU, charges the difference from the slice
- * start to stats (when given), and makes the reading the new slice start.
+ * start to stats (when given; slice_ns is then the slice's runtime, both
+ * times of an untimed slot), and makes the reading the new slice start.
  */
-static __always_inline void read_slots(struct cpu_slice *slice, struct td_thread_stats *stats, __u32 cpu)
+static __always_inline void read_slots(struct cpu_slice *slice, struct td_thread_stats *stats, __u32 cpu,
+				       __u64 slice_ns)
 {
 	struct bpf_perf_event_value now;
 
 	for (__u32 slot = 0; slot < TD_MAX_SLOTS; slot++) {
 		if (slot >= nr_slots)
 			break;
-		if (bpf_perf_event_read_value(&counters, cpu * TD_MAX_SLOTS + slot, &now, sizeof(now)))
-			__builtin_memset(&now, 0, sizeof(now));
+		read_slot(slot, cpu, &now);
 		if (stats) {
+			bool untimed = untimed_slots & (1u << slot);
+
 			stats->slots[slot].count += now.counter - slice->start[slot].counter;
-			stats->slots[slot].enabled += now.enabled - slice->start[slot].enabled;
-			stats->slots[slot].running += now.running - slice->start[slot].running;
+			stats->slots[slot].enabled += untimed ? slice_ns : now.enabled - slice->start[slot].enabled;
+			stats->slots[slot].running += untimed ? slice_ns : now.running - slice->start[slot].running;
 		}
 		slice->start[slot] = now;
 	}
@@ -328,7 +373,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 	 * thread's read slices up to it, and lowers their confidence.
 	 */
 	counted = stats && slice_is_of(slice, prev_tid);
-	read_slots(slice, counted ? stats : NULL, cpu);
+	read_slots(slice, counted ? stats : NULL, cpu, task_runtime(prev, btf) - slice->start_runtime_ns);
 	if (stats) {
 		__u32 state = task_state(prev, btf);
 
@@ -378,13 +423,13 @@ static __always_inline int on_new_process(struct task_struct *task)
 {
 	char comm[TD_TASK_COMM_LEN] = {}; /* NUL-padded, as the keys are */
 	__u32 tgid = BPF_CORE_READ(task, tgid);
-	__u8 yes = 1;
+	__u8 *followed;
 
 	if (!match_comm || BPF_CORE_READ(task, pid) != tgid)
 		return 0;
 	BPF_CORE_READ_STR_INTO(&comm, task, comm);
-	if (bpf_map_lookup_elem(&target_comms, comm))
-		bpf_map_update_elem(&targets, &tgid, &yes, BPF_ANY);
+	if (bpf_map_lookup_elem(&target_comms, comm) && (followed = target_byte(tgid)))
+		*followed = 1;
 	return 0;
 }
 
@@ -465,7 +510,7 @@ int flush_cpu(void *ctx)
 	if (!stats)
 		__sync_fetch_and_add(&drops.slices, 1);
 	counted = stats && slice_is_of(slice, tid);
-	read_slots(slice, counted ? stats : NULL, cpu);
+	read_slots(slice, counted ? stats : NULL, cpu, base.runtime_ns - slice->start_runtime_ns);
 	slice->tid = tid;
 	slice->epoch = epoch;
 	slice->start_runtime_ns = base.runtime_ns;

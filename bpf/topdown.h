@@ -78,6 +78,20 @@ struct td_sample_value {
 };
 
 /*
+ * The target processes: a byte per tgid (1: followed), in blocks of
+ * TD_TARGET_BLOCK, the elements of an array map. Finding a tgid there is
+ * an index on every switch, where a hash costs a hash and a bucket walk
+ * (docs/BENCHMARKS.md). Userspace maps the array and sets or clears its
+ * bytes in place, as the programs set them at exec, so neither side ever
+ * rewrites a byte of the other's.
+ */
+#define TD_TARGET_BLOCK 4096
+
+struct td_target_block {
+	__u8 is[TD_TARGET_BLOCK];
+};
+
+/*
  * Process names followed in process mode: a comm, NUL-padded to
  * TD_TASK_COMM_LEN, is the key of the target_comms hash.
  */

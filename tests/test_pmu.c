@@ -107,6 +107,37 @@ static void test_group_attrs_follow_plan_order(void **state)
 	}
 }
 
+/*
+ * Only a software event the kernel never multiplexes is read without its
+ * times: standing alone, or in a group of software events only; a group
+ * with a hardware member, whoever leads it, is scheduled (and
+ * multiplexed) on that PMU. Hardware events are always read with their times.
+ */
+static void test_untimed_slots(void **state)
+{
+	struct td_event events[5] = {
+		{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, 0, false },
+		{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, 0, false },
+		{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0, 0, false },
+		{ "raw", PERF_TYPE_RAW, 0x1c2, 0, 0, false },
+		{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 0, false },
+	};
+	struct td_counter_group alone = { .nr_events = 5, .events = { 0, 1, 2, 3, 4 } };
+	struct td_counter_group led_by_hardware = { .nr_events = 4, .events = { 1, 0, 2, 4 }, .kernel_group = 2 };
+	struct td_counter_group software_group = { .nr_events = 3, .events = { 0, 2, 1 }, .kernel_group = 2 };
+	struct td_counter_group led_by_software = { .nr_events = 3, .events = { 0, 2, 1 }, .kernel_group = 3 };
+	struct td_counter_group hardware_only = { .nr_events = 2, .events = { 1, 3 } };
+	struct td_counter_group empty = { 0 };
+
+	(void)state;
+	assert_int_equal(td_counter_group_untimed_slots(events, &alone), 0x15);          /* slots 0, 2, 4 */
+	assert_int_equal(td_counter_group_untimed_slots(events, &led_by_hardware), 0xc); /* 2, 3: outside the group */
+	assert_int_equal(td_counter_group_untimed_slots(events, &software_group), 0x3);  /* cycles outside it */
+	assert_int_equal(td_counter_group_untimed_slots(events, &led_by_software), 0);    /* cycles in it */
+	assert_int_equal(td_counter_group_untimed_slots(events, &hardware_only), 0);
+	assert_int_equal(td_counter_group_untimed_slots(events, &empty), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -114,6 +145,7 @@ int main(void)
 		cmocka_unit_test(test_cpulist_errors),
 		cmocka_unit_test(test_group_attrs_follow_plan_order),
 		cmocka_unit_test(test_user_only_attrs),
+		cmocka_unit_test(test_untimed_slots),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "collector.h"
+#include "fileio.h"
 #include "pmu.h"
 #include "procmatch.h"
 #include "tma_events.h"
@@ -63,6 +65,9 @@ struct td_collector {
 	struct td_sampler *sampler; /* locate; NULL when not sampling */
 	char *sample_cpus;          /* the CPUs the sampling event covers (opts.pmu_cpus); NULL: all */
 	struct td_counter_plan plan;
+	__u8 *targets;          /* the targets map, mapped: a byte per tgid below nr_target_pids */
+	size_t nr_target_pids;
+	uint32_t untimed_slots[TD_MAX_EVENTS]; /* per group: td_counter_group_untimed_slots */
 	size_t active_group;
 	const char *attach_kind;
 	size_t nr_events;
@@ -319,12 +324,46 @@ static void choose_attach_kind(struct td_collector *c, bool force_raw_tp)
 	c->attach_kind = btf ? "tp_btf" : "raw_tp";
 }
 
-static int add_target(struct td_collector *c, pid_t pid)
+/*
+ * The pids the targets map covers: the kernel's pid_max now (and every
+ * pid given), rounded up to whole blocks, a byte each: 32 KiB for the
+ * default 32768, 4 MiB at the 64-bit limit. A process named later with a
+ * pid above it, once pid_max has been raised, is not followed. One block
+ * with --system-wide, which follows everything without looking.
+ */
+static size_t target_blocks(const struct td_collector_opts *opts)
 {
-	__u32 tgid = pid;
-	__u8 yes = 1;
+	char line[32];
+	unsigned long pids = 4194304; /* PID_MAX_LIMIT on 64-bit, if pid_max cannot be read */
 
-	return bpf_map_update_elem(bpf_map__fd(c->skel->maps.targets), &tgid, &yes, BPF_ANY) ? -errno : 0;
+	if (opts->system_wide)
+		return 1;
+	if (!td_read_first_line("/proc/sys/kernel/pid_max", line, sizeof(line)))
+		pids = strtoul(line, NULL, 10);
+	for (size_t i = 0; i < opts->nr_pids; i++)
+		if (opts->pids[i] > 0 && (unsigned long)opts->pids[i] >= pids)
+			pids = opts->pids[i] + 1UL;
+	return pids ? (pids + TD_TARGET_BLOCK - 1) / TD_TARGET_BLOCK : 1;
+}
+
+/* Maps the targets array, where userspace sets and clears tgids in place. */
+static int map_targets(struct td_collector *c)
+{
+	size_t bytes = (size_t)bpf_map__max_entries(c->skel->maps.targets) * TD_TARGET_BLOCK;
+	void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(c->skel->maps.targets), 0);
+
+	if (mem == MAP_FAILED)
+		return -errno;
+	c->targets = mem;
+	c->nr_target_pids = bytes;
+	return 0;
+}
+
+/* Follows pid from the next switch on; one above the array's pids (see target_blocks) is not. */
+static void add_target(struct td_collector *c, pid_t pid)
+{
+	if (pid > 0 && (size_t)pid < c->nr_target_pids)
+		__atomic_store_n(&c->targets[pid], 1, __ATOMIC_RELAXED);
 }
 
 /*
@@ -342,7 +381,7 @@ static int add_named_targets(struct td_collector *c, char *err, size_t errlen)
 
 		ret = td_proc_find("/proc", c->process_names[n], c->self, &pids, &count, err, errlen);
 		for (size_t i = 0; !ret && i < count; i++)
-			ret = add_target(c, pids[i]);
+			add_target(c, pids[i]);
 		free(pids);
 		c->found[n] = count;
 	}
@@ -379,10 +418,7 @@ static int set_targets(struct td_collector *c, const struct td_collector_opts *o
 				 opts->pids[i], opts->pids[i]);
 			return -ESRCH;
 		}
-		if ((ret = add_target(c, opts->pids[i]))) {
-			snprintf(err, errlen, "cannot add pid %d to the targets: %s", opts->pids[i], strerror(-ret));
-			return ret;
-		}
+		add_target(c, opts->pids[i]);
 	}
 	if (!c->nr_process_names)
 		return 0;
@@ -412,7 +448,8 @@ static int configure_skeleton(struct td_collector *c, const struct td_collector_
 	choose_attach_kind(c, opts->force_raw_tp);
 	if ((ret = bpf_map__set_max_entries(s->maps.counters, c->nr_cpus * TD_MAX_SLOTS)) ||
 	    (ret = bpf_map__set_max_entries(s->maps.threads, c->max_threads)) ||
-	    (ret = bpf_map__set_max_entries(s->maps.exits, EXIT_RING_BYTES)))
+	    (ret = bpf_map__set_max_entries(s->maps.exits, EXIT_RING_BYTES)) ||
+	    (ret = bpf_map__set_max_entries(s->maps.targets, target_blocks(opts))))
 		return ret;
 	/* Without sampling, locate's maps stay at one entry: a stack slot is 1 KiB. */
 	if ((ret = bpf_map__set_max_entries(s->maps.stack_traces, !opts->sample ? 1 :
@@ -443,6 +480,10 @@ static int load_and_attach(struct td_collector *c, const struct td_collector_opt
 			 strerror(-ret));
 		return ret;
 	}
+	if ((ret = map_targets(c))) {
+		snprintf(err, errlen, "cannot map the targets array: %s", strerror(-ret));
+		return ret;
+	}
 	/* flush_cpu has no attach point: the skeleton leaves it alone. */
 	if ((ret = topdown_bpf__attach(c->skel))) {
 		snprintf(err, errlen, "cannot attach to sched_switch: %s", strerror(-ret));
@@ -455,6 +496,9 @@ static int load_and_attach(struct td_collector *c, const struct td_collector_opt
 static int open_counters(struct td_collector *c, const struct td_collector_opts *opts,
 			 char *err, size_t errlen)
 {
+	for (size_t g = 0; g < c->plan.nr_groups; g++)
+		c->untimed_slots[g] = td_counter_group_untimed_slots(opts->events, &c->plan.groups[g]);
+	c->skel->bss->untimed_slots = c->untimed_slots[0]; /* group 0 is activated first */
 	return td_pmu_open_plan(opts->events, &c->plan, opts->pmu_cpus, bpf_map__fd(c->skel->maps.counters),
 				TD_MAX_SLOTS, &c->counters, err, errlen);
 }
@@ -616,6 +660,8 @@ void td_collector_free(struct td_collector *c)
 	ring_buffer__free(c->exit_ring);
 	td_sampler_close(c->sampler); /* its links before the programs */
 	free(c->sample_cpus);
+	if (c->targets)
+		munmap(c->targets, c->nr_target_pids);
 	topdown_bpf__destroy(c->skel); /* detach before the counters go */
 	td_pmu_close(c->counters);
 	if (c->stats_fd >= 0)
@@ -776,11 +822,13 @@ int td_collector_rotate(struct td_collector *c, char *err, size_t errlen)
 	if ((ret = td_pmu_activate(c->counters, next, err, errlen)))
 		return ret;
 	c->active_group = next;
+	c->skel->bss->untimed_slots = c->untimed_slots[next];
 	/*
 	 * A slice that began before the switch ends with a reading of another
-	 * event: flushing charges every such slice now (and starts the next
-	 * ones on the new events); taking the totals as the new base discards
-	 * what they charged.
+	 * event (or of the same slot read with or without its times):
+	 * flushing charges every such slice now (and starts the next ones on
+	 * the new events); taking the totals as the new base discards what
+	 * they charged.
 	 */
 	if ((ret = refresh_tracks(c, err, errlen)))
 		return ret;
@@ -872,21 +920,18 @@ static int forget_window(struct td_collector *c)
 	return t->index_cap ? track_index_build(t, index_cap) : 0;
 }
 
-/* Target processes that have exited leave the targets map (a pid can be reused). */
+/* Target processes that have exited leave the targets array (a pid can be reused). */
 static void prune_targets(struct td_collector *c)
 {
-	int fd = bpf_map__fd(c->skel->maps.targets);
-	__u32 key, next, *prev = NULL;
+	const __u8 *end = c->targets + c->nr_target_pids;
 
 	if (!c->nr_process_names) /* --pid targets are the user's to name */
 		return;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		if (kill(key, 0) && errno == ESRCH) {
-			bpf_map_delete_elem(fd, &key);
-			continue; /* restart after the deleted key, as the map allows */
-		}
-		prev = &key;
+	for (__u8 *p = c->targets; (p = memchr(p, 1, end - p)); p++) {
+		pid_t tgid = p - c->targets;
+
+		if (kill(tgid, 0) && errno == ESRCH)
+			__atomic_store_n(p, 0, __ATOMIC_RELAXED);
 	}
 }
 

@@ -57,6 +57,22 @@ void td_pmu_group_attrs(const struct td_event *events, const struct td_counter_g
 	}
 }
 
+uint32_t td_counter_group_untimed_slots(const struct td_event *events, const struct td_counter_group *group)
+{
+	bool kernel_group_software = true; /* a hardware member moves the whole group to its PMU */
+	uint32_t mask = 0;
+
+	for (size_t n = 0; n < group->kernel_group && n < group->nr_events; n++)
+		kernel_group_software &= events[group->events[n]].type == PERF_TYPE_SOFTWARE;
+	for (size_t n = 0; n < group->nr_events; n++) {
+		bool grouped = n < group->kernel_group;
+
+		if (events[group->events[n]].type == PERF_TYPE_SOFTWARE && (!grouped || kernel_group_software))
+			mask |= 1u << n;
+	}
+	return mask;
+}
+
 /* Turns a perf_event_open failure into the sentence a user can act on. */
 static void describe_open_error(const struct td_event *event, int cpu, int error,
 				char *err, size_t errlen)

@@ -50,6 +50,16 @@ void td_pmu_group_attrs(const struct td_event *events, const struct td_counter_g
 			struct perf_event_attr *attrs);
 
 /*
+ * The slots of group whose enabled and running times need not be read,
+ * as a mask (bit n: slot n): software events standing alone or in a
+ * kernel group of software events only (a hardware member moves the
+ * group onto its PMU). The kernel never multiplexes those, so both times of
+ * a slice are the slice itself; the BPF programs then read the count
+ * alone, which costs about half as much (docs/BENCHMARKS.md).
+ */
+uint32_t td_counter_group_untimed_slots(const struct td_event *events, const struct td_counter_group *group);
+
+/*
  * Opens every group of plan on every CPU of cpus (a sysfs cpu list such
  * as "0-7,16-23": the CPUs the events' PMU covers; NULL or "" for all),
  * then activates group 0. Offline CPUs are skipped. The fds go into the

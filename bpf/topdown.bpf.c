@@ -222,12 +222,12 @@ static __always_inline struct td_thread_stats *thread_stats(struct task_struct *
 /* bpf_perf_event_read returns an error as a count in [-4095, -1]. */
 #define MAX_ERRNO 4095
 
-/* One slot's reading now; all zero when it cannot be read. */
-static __always_inline void read_slot(__u32 slot, __u32 cpu, struct bpf_perf_event_value *now)
+/* One slot's reading now, its times too unless untimed; all zero when it cannot be read. */
+static __always_inline void read_slot(__u32 slot, __u32 cpu, bool untimed, struct bpf_perf_event_value *now)
 {
 	__u32 index = cpu * TD_MAX_SLOTS + slot;
 
-	if (untimed_slots & (1u << slot)) {
+	if (untimed) {
 		__u64 count = bpf_perf_event_read(&counters, index);
 
 		now->counter = count >= (__u64)-MAX_ERRNO ? 0 : count;
@@ -245,15 +245,16 @@ static __always_inline void read_slot(__u32 slot, __u32 cpu, struct bpf_perf_eve
 static __always_inline void read_slots(struct cpu_slice *slice, struct td_thread_stats *stats, __u32 cpu,
 				       __u64 slice_ns)
 {
+	__u32 untimed_mask = untimed_slots; /* one load: userspace may change it at a rotation */
 	struct bpf_perf_event_value now;
 
 	for (__u32 slot = 0; slot < TD_MAX_SLOTS; slot++) {
+		bool untimed = untimed_mask & (1u << slot);
+
 		if (slot >= nr_slots)
 			break;
-		read_slot(slot, cpu, &now);
+		read_slot(slot, cpu, untimed, &now);
 		if (stats) {
-			bool untimed = untimed_slots & (1u << slot);
-
 			stats->slots[slot].count += now.counter - slice->start[slot].counter;
 			stats->slots[slot].enabled += untimed ? slice_ns : now.enabled - slice->start[slot].enabled;
 			stats->slots[slot].running += untimed ? slice_ns : now.running - slice->start[slot].running;

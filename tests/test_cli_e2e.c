@@ -281,13 +281,22 @@ static void test_collect_json_and_list(void **state)
 	assert_non_null(spinner);
 	assert_true(json_integer_value(json_object_get(spinner, "oncpu_ns")) > 0);
 	assert_non_null(json_object_get(json_object_get(spinner, "counters"), "task-clock"));
-	/* a software event counts all the time: its running fraction is 1 (less only the slices
-	 * started before the attach, whose counters were not read) */
+	/*
+	 * A software event counts all the time: its running fraction is 1, less the share of
+	 * slices whose switch-in the kernel did not show (docs/DESIGN.md, "On-CPU time"; on
+	 * this kind of VM, any share at all). The count is extrapolated over them, so whatever
+	 * the fraction, task-clock is the spinner's on-CPU time, within the 15% by which perf's
+	 * clock and the scheduler's drift apart on a KVM guest.
+	 */
 	{
 		double fraction = json_real_value(json_object_get(json_object_get(spinner, "running_fraction"),
 								  "task-clock"));
+		double rate = json_real_value(json_object_get(json_object_get(spinner, "counters"), "task-clock")) /
+			      (double)json_integer_value(json_object_get(spinner, "oncpu_ns"));
 
-		assert_true(fraction > 0.9 && fraction <= 1.0);
+		print_message("  spinner task-clock: running fraction %.4f, %.4f of its on-CPU time\n", fraction, rate);
+		assert_true(fraction > 0 && fraction <= 1.0);
+		assert_true(rate > 0.85 && rate < 1.15);
 	}
 	assert_non_null(find_thread(json_object_get(root, "threads"), "io_thd_1"));
 

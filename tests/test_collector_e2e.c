@@ -29,6 +29,7 @@
 #include "procmatch.h"
 
 #define TOLERANCE 0.02 /* the bound: 2% */
+#define MAX_TICK_NS 10e6 /* the scheduler's tick at the lowest CONFIG_HZ, 100 */
 
 static struct td_event task_clock;
 
@@ -139,6 +140,7 @@ static void spinner_accounted(bool force_raw_tp)
 	const struct td_thread_row *row;
 	struct td_collector *c;
 	struct bracket oncpu, clock;
+	double unread_ns, tolerance;
 	pthread_t thread;
 	char err[512] = "";
 	int clock_fd;
@@ -170,10 +172,17 @@ static void spinner_accounted(bool force_raw_tp)
 	assert_bracketed("spinner on-CPU ns", row->oncpu_ns, &oncpu, TOLERANCE);
 	print_message("  spinner task-clock / on-CPU ns           %.4f (the host's clocks, for information)\n",
 		      row->counters[0].value / row->oncpu_ns);
+	unread_ns = td_collector_unread_ns(c, atomic_load(&spinner_tid));
 	print_message("  spinner task-clock counted %.4f of its on-CPU time; %.4f unread\n",
-		      row->counters[0].running_fraction,
-		      (double)td_collector_unread_ns(c, atomic_load(&spinner_tid)) / row->oncpu_ns);
-	assert_bracketed("spinner task-clock vs the kernel's count", row->counters[0].value, &clock, TOLERANCE);
+		      row->counters[0].running_fraction, unread_ns / row->oncpu_ns);
+	/*
+	 * With unread time (a switch-in the kernel did not show, docs/DESIGN.md) the count is
+	 * extrapolated from the read time, whose first slice, opened by the start's flush,
+	 * began at the runtime of the spinner's last tick, up to a tick before its counter
+	 * reading: the read time is that much long, the extrapolation that much low.
+	 */
+	tolerance = TOLERANCE + (unread_ns > 0 ? MAX_TICK_NS / (row->oncpu_ns - unread_ns) : 0);
+	assert_bracketed("spinner task-clock vs the kernel's count", row->counters[0].value, &clock, tolerance);
 	assert_int_equal(td_collector_dropped(c), 0);
 	free(interval.threads);
 	td_collector_free(c);
@@ -614,16 +623,17 @@ static void check_rotation_interval(const struct td_thread_row *row, size_t inte
  * showed, which count toward the time but not toward any group). Each is
  * about 1/3, but on a loaded machine the spinner runs more in some
  * intervals than in others, so it is checked against the share of the
- * spinner's clock time (each group has a clock) that fell in that group's
- * intervals: counted time runs on perf's clock too, so the scheduler's
- * drifting rate (above) does not enter. The two may differ by what this
- * run measured, no more:
+ * spinner's on-CPU time that fell in that group's intervals: groups of
+ * software events only are read without their times and charged the
+ * slice's runtime (docs/DESIGN.md, "Reads without times"), so counted time
+ * runs on the scheduler's clock, and perf's drifting rate (above) does not
+ * enter. The two may differ by what this run measured, no more:
  *   - the on-CPU time of the rotations, which counters discard and the
  *     next interval's on-CPU time keeps (discarded_ns);
  *   - the unread time.
- * (Against the scheduler's on-CPU shares, with only two groups' rates
- * known, a loaded host failed this check now and then: the middle group's
- * rate was a guess.)
+ * (Against the share of the clocks' counts, a loaded host failed this
+ * check now and then: it is off by the drift of perf's rate between
+ * intervals.)
  */
 static void test_rotation_counts_each_group_in_turn(void **state)
 {
@@ -636,7 +646,7 @@ static void test_rotation_counts_each_group_in_turn(void **state)
 	struct td_collector *c;
 	pthread_t thread;
 	size_t nr_rows, counted[ROTATION_EVENTS] = { 0 };
-	double discarded_ns = 0, group_clock[3] = { 0 }, all_clock = 0, all_oncpu = 0, min_rate = INFINITY, max_rate = 0;
+	double discarded_ns = 0, group_oncpu[3] = { 0 }, all_oncpu = 0, min_rate = INFINITY, max_rate = 0;
 	double unread_share, share_tolerance, fractions;
 	uint64_t unread_ns, unread_before_ns = 0;
 	char err[512] = "";
@@ -666,12 +676,11 @@ static void test_rotation_counts_each_group_in_turn(void **state)
 		unread_before_ns = unread_ns;
 		for (size_t e = 0; e < ROTATION_EVENTS; e++)
 			counted[e] += !isnan(row->counters[e].value);
+		group_oncpu[i % 3] += row->oncpu_ns;
 		all_oncpu += row->oncpu_ns;
 		{
 			double clock = row->counters[rotation_clock[i % 3]].value;
 
-			group_clock[i % 3] += clock;
-			all_clock += clock;
 			min_rate = fmin(min_rate, clock / row->oncpu_ns);
 			max_rate = fmax(max_rate, clock / row->oncpu_ns);
 		}
@@ -696,10 +705,10 @@ static void test_rotation_counts_each_group_in_turn(void **state)
 		      discarded_ns / 1e6, unread_share);
 	print_message("  the spinner's clocks ticked at %.4f to %.4f of its on-CPU time\n", min_rate, max_rate);
 	for (size_t e = 0; e < ROTATION_EVENTS; e++) {
-		double share = group_clock[e / ROTATION_GROUP] / all_clock;
+		double share = group_oncpu[e / ROTATION_GROUP] / all_oncpu;
 		double group_first = row->counters[e / ROTATION_GROUP * ROTATION_GROUP].running_fraction;
 
-		print_message("  %-20s counted %.3f of the time; its intervals had %.3f of the clock time (+-%.3f)\n",
+		print_message("  %-20s counted %.3f of the time; its intervals had %.3f of the on-CPU time (+-%.3f)\n",
 			      events[e].name, row->counters[e].running_fraction, share, share_tolerance);
 		assert_true(fabs(row->counters[e].running_fraction - share) <= share_tolerance);
 		assert_true(fabs(row->counters[e].running_fraction - group_first) <= 0.001); /* read microseconds apart */

@@ -156,7 +156,7 @@ static int add_duration(struct command *cmd, struct td_mcp_collect *job, const j
 	const char *text = json_string_value(json_object_get(args, "duration"));
 	uint64_t ns = DEFAULT_DURATION_NS;
 	char *arg = NULL;
-	int ret = text ? td_parse_duration_ns(text, &ns, err, errlen) : 0;
+	int ret = text ? td_parse_duration_ns(text, "argument 'duration'", &ns, err, errlen) : 0;
 
 	if (ret)
 		return ret;

@@ -630,7 +630,7 @@ static int run_filter(struct tool_call *c, struct td_run_filter *filter)
 	c->sel.run_id = arg_string(c, "run_id");
 	if (!ret && c->sel.process && !*c->sel.process)
 		ret = fail(c, -EINVAL, "argument 'process' takes a process name, e.g. \"redis-server\"");
-	if (!ret && last && td_parse_duration_ns(last, &c->sel.last_ns, c->err, sizeof(c->err)))
+	if (!ret && last && td_parse_duration_ns(last, "argument 'last'", &c->sel.last_ns, c->err, sizeof(c->err)))
 		ret = -EINVAL;
 	if (!ret)
 		ret = td_run_selection_filter(&c->sel, c->store, filter, c->err, sizeof(c->err));

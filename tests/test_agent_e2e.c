@@ -981,7 +981,7 @@ static void test_bad_inputs_are_refused(void **state)
 	fresh("bad");
 	{ const char *a[] = { "--every", "1s", NULL }; expect_refusal(a, NULL, "name the targets"); }
 	{ const char *a[] = { "--process", "x", "--system-wide", NULL }; expect_refusal(a, NULL, "not both"); }
-	{ const char *a[] = { "--process", "x", "--every", "soon", NULL }; expect_refusal(a, NULL, "bad duration 'soon'"); }
+	{ const char *a[] = { "--process", "x", "--every", "soon", NULL }; expect_refusal(a, NULL, "bad duration 'soon' for --every"); }
 	{ const char *a[] = { "--process", "x", "--every", "5ms", NULL }; expect_refusal(a, NULL, "shorter than 10ms"); }
 	{ const char *a[] = { "--process", "x", "--every", "10s", "--duration", "20s", NULL };
 	  expect_refusal(a, NULL, "is longer than the --every"); }
@@ -1000,7 +1000,7 @@ static void test_bad_inputs_are_refused(void **state)
 	{ const char *a[] = { "--process", "x", "--mcp-request-timeout", "5s", NULL };
 	  expect_refusal(a, NULL, "--mcp-request-timeout goes with --mcp-listen"); }
 	{ const char *a[] = { "--process", "x", "--mcp-listen", "127.0.0.1:0", "--mcp-request-timeout", "0s", NULL };
-	  expect_refusal(a, NULL, "bad duration '0s': it must be longer than zero"); }
+	  expect_refusal(a, NULL, "bad duration '0s' for --mcp-request-timeout: it must be longer than zero"); }
 	done();
 }
 

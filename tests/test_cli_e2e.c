@@ -98,12 +98,12 @@ static int teardown(void **state)
 static void test_bad_arguments_are_refused(void **state)
 {
 	(void)state;
-	{ const char *a[] = { "collect", "--pid", "1", "--duration", "5x", "--db", db_path, NULL }; expect_refusal(a, "bad duration '5x'"); }
+	{ const char *a[] = { "collect", "--pid", "1", "--duration", "5x", "--db", db_path, NULL }; expect_refusal(a, "bad duration '5x' for --duration"); }
 	{ const char *a[] = { "collect", "--pid", "1", "--label", "novalue", "--db", db_path, NULL }; expect_refusal(a, "--label git_branch=unstable"); }
 	{ const char *a[] = { "collect", "--duration", "1s", "--db", db_path, NULL }; expect_refusal(a, "name exactly one target"); }
 	{ const char *a[] = { "collect", "--pid", "1", "--level", "7", "--db", db_path, NULL }; expect_refusal(a, "--level"); }
 	{ const char *a[] = { "collect", "--pid", "1", "--events", "no-such-event", "--db", db_path, NULL }; expect_refusal(a, "unknown event 'no-such-event'"); }
-	{ const char *a[] = { "list", "--last", "yesterday", "--db", db_path, NULL }; expect_refusal(a, "bad duration 'yesterday'"); }
+	{ const char *a[] = { "list", "--last", "yesterday", "--db", db_path, NULL }; expect_refusal(a, "bad duration 'yesterday' for --last"); }
 	{ const char *a[] = { "frobnicate", NULL }; expect_refusal(a, "unknown command 'frobnicate'"); }
 	{ const char *a[] = { "collect", "--pid", "1", "--frob", NULL }; expect_refusal(a, "unknown option, or one missing its value: '--frob'"); }
 	{ const char *a[] = { "list", "--limit", NULL }; expect_refusal(a, "'--limit'"); }

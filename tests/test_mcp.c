@@ -618,7 +618,7 @@ static void test_collect_refused(void **state)
 	expect_tool_error(allowed, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
 			  "\"collect_topdown\",\"arguments\":{}}}", "exactly one target");
 	expect_tool_error(allowed, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":"
-			  "\"collect_topdown\",\"arguments\":{\"process\":\"a\",\"duration\":\"10 parsecs\"}}}", "duration");
+			  "\"collect_topdown\",\"arguments\":{\"process\":\"a\",\"duration\":\"10 parsecs\"}}}", "'10 parsecs' for argument 'duration'");
 	expect_tool_error(allowed, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
 			  "\"collect_topdown\",\"arguments\":{\"process\":\"a\",\"labels\":{\"k=\":\"v\"}}}}", "bad label");
 	{
@@ -781,7 +781,7 @@ static void test_tool_answers(void **state)
 	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":"
 			  "\"query_bottlenecks\",\"arguments\":{\"labels\":{\"test\":\"\"}}}}", "bad label");
 	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":"
-			  "\"list_profiling_runs\",\"arguments\":{\"last\":\"yesterday\"}}}", "yesterday");
+			  "\"list_profiling_runs\",\"arguments\":{\"last\":\"yesterday\"}}}", "'yesterday' for argument 'last'");
 	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":"
 			  "\"compare_runs\",\"arguments\":{\"run_a\":\"00000000\",\"run_b\":\"11111111\"}}}", "00000000");
 	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\",\"params\":{\"name\":"
@@ -1364,7 +1364,7 @@ static void test_command_line(void **state)
 	assert_non_null(strstr(err, "--page-size"));
 	assert_int_equal(run_topdown((const char *const[]){ "mcp-serve", "--request-timeout", "0s", NULL },
 				     err, sizeof(err)), 2);
-	assert_non_null(strstr(err, "bad duration '0s': it must be longer than zero"));
+	assert_non_null(strstr(err, "bad duration '0s' for --request-timeout: it must be longer than zero"));
 	assert_int_equal(run_topdown((const char *const[]){ "mcp-serve", "serve", NULL }, err, sizeof(err)), 2);
 	assert_non_null(strstr(err, "unexpected argument 'serve'"));
 	assert_int_equal(run_topdown((const char *const[]){ "mcp-serve", "--help", NULL }, err, sizeof(err)), 0);

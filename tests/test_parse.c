@@ -16,7 +16,7 @@ static uint64_t duration_ok(const char *text)
 	uint64_t ns = 0;
 	char err[256] = "";
 
-	assert_int_equal(td_parse_duration_ns(text, &ns, err, sizeof(err)), 0);
+	assert_int_equal(td_parse_duration_ns(text, "--every", &ns, err, sizeof(err)), 0);
 	assert_string_equal(err, "");
 	return ns;
 }
@@ -26,7 +26,7 @@ static void duration_bad(const char *text, const char *want)
 	uint64_t ns = 12345;
 	char err[256] = "";
 
-	assert_int_equal(td_parse_duration_ns(text, &ns, err, sizeof(err)), -EINVAL);
+	assert_int_equal(td_parse_duration_ns(text, "--every", &ns, err, sizeof(err)), -EINVAL);
 	assert_int_equal(ns, 12345); /* untouched on error */
 	assert_non_null(strstr(err, want));
 }
@@ -61,7 +61,7 @@ static void test_duration_errors(void **state)
 	(void)state;
 	const char *syntax = "use a number and a unit, e.g. 500ms, 30s, 5m, 1h, 7d";
 
-	duration_bad("30x", "bad duration '30x': use a number and a unit");
+	duration_bad("30x", "bad duration '30x' for --every: use a number and a unit"); /* names the option */
 	duration_bad("30", syntax);        /* missing unit */
 	duration_bad("s", syntax);         /* missing number */
 	duration_bad("", syntax);
@@ -97,11 +97,11 @@ static void test_duration_error_truncates_long_input(void **state)
 	memset(text, '7', sizeof(text) - 2);
 	text[sizeof(text) - 2] = 'x';
 	text[sizeof(text) - 1] = '\0';
-	assert_int_equal(td_parse_duration_ns(text, &ns, err, sizeof(err)), -EINVAL);
+	assert_int_equal(td_parse_duration_ns(text, "--every", &ns, err, sizeof(err)), -EINVAL);
 	assert_true(strlen(err) < 200);
 	/* A tiny buffer is truncated, never overrun. */
 	char tiny[4];
-	assert_int_equal(td_parse_duration_ns("x", &ns, tiny, sizeof(tiny)), -EINVAL);
+	assert_int_equal(td_parse_duration_ns("x", "--every", &ns, tiny, sizeof(tiny)), -EINVAL);
 	assert_string_equal(tiny, "bad");
 }
 

@@ -195,7 +195,7 @@ static void test_query_bad_input(void **state)
 	cli(b, &r, "query", "--label", "branch", NULL);
 	expect_refused(&r, 2, "bad label 'branch'");
 	cli(b, &r, "query", "--last", "yesterday", NULL);
-	expect_refused(&r, 2, "bad duration");
+	expect_refused(&r, 2, "bad duration 'yesterday' for --last");
 	cli(b, &r, "query", "--funnel", "--tree", NULL);
 	expect_refused(&r, 2, "give one mode");
 	cli(b, &r, "query", "--min-pct", "5", NULL);
@@ -344,7 +344,7 @@ static void test_gc(void **state)
 	cli(b, &r, "gc", "--older-than", "30d", "--dry-run", NULL);
 	expect(&r, 0, "would delete 5 runs", NULL);
 	cli(b, &r, "gc", "--older-than", "30", NULL);
-	expect_refused(&r, 2, "bad duration");
+	expect_refused(&r, 2, "bad duration '30' for --older-than");
 	cli(b, &r, "gc", NULL);
 	expect_refused(&r, 2, "--older-than");
 	cli(b, &r, "gc", "--older-than", "30d", "--json", NULL);

@@ -367,8 +367,8 @@ static void test_refuses_bad_input(void **state)
 	expect_refusal((const char *[]){ "--system-wide", "--label", "nokey", NULL }, "nokey");
 	expect_refusal((const char *[]){ "--system-wide", "--label", "team=a,b", NULL }, "comma");
 	expect_refusal((const char *[]){ "--system-wide", "--label", "team=it's", NULL }, "quote");
-	expect_refusal((const char *[]){ "--system-wide", "--every", "5", NULL }, "'5'");
-	expect_refusal((const char *[]){ "--system-wide", "--duration", "-1s", NULL }, "-1s");
+	expect_refusal((const char *[]){ "--system-wide", "--every", "5", NULL }, "'5' for --every");
+	expect_refusal((const char *[]){ "--system-wide", "--duration", "-1s", NULL }, "'-1s' for --duration");
 	expect_refusal((const char *[]){ "--system-wide", "--level", "9", NULL }, "--level");
 	expect_refusal((const char *[]){ "--system-wide", "--max-overhead", "0", NULL }, "--max-overhead");
 	expect_refusal((const char *[]){ "--system-wide", "--metrics-listen", "9464", NULL }, "HOST:PORT");

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0';
 
-	if (td_parse_duration_ns(text, &ns, err, sizeof(err)) == 0) {
+	if (td_parse_duration_ns(text, "--every", &ns, err, sizeof(err)) == 0) {
 		if (ns == 0)
 			abort();
 	} else {

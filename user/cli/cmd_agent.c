@@ -133,8 +133,8 @@ static int parse_args(int argc, char **argv, struct td_agent_config *a, struct a
 		switch (opt) {
 		case 'p': ret = add_process_name(a, optarg, err, sizeof(err)); break;
 		case 'a': a->system_wide = true; break;
-		case 'e': ret = td_parse_duration_ns(optarg, &a->every_ns, err, sizeof(err)); break;
-		case 'd': ret = td_parse_duration_ns(optarg, &a->duration_ns, err, sizeof(err)); break;
+		case 'e': ret = td_parse_duration_ns(optarg, "--every", &a->every_ns, err, sizeof(err)); break;
+		case 'd': ret = td_parse_duration_ns(optarg, "--duration", &a->duration_ns, err, sizeof(err)); break;
 		case 'l': level_given = true;
 			ret = td_parse_int_range(optarg, "--level", 1, 4, &a->level, err, sizeof(err));
 			break;
@@ -154,7 +154,7 @@ static int parse_args(int argc, char **argv, struct td_agent_config *a, struct a
 			break;
 		case 'P': mcp->listen = optarg; break;
 		case 'T': mcp->token_file = optarg; break;
-		case 'R': ret = td_parse_duration_ns(optarg, &mcp->request_timeout_ns, err, sizeof(err)); break;
+		case 'R': ret = td_parse_duration_ns(optarg, "--mcp-request-timeout", &mcp->request_timeout_ns, err, sizeof(err)); break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		default:
 			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'", argv[optind - 1]);

@@ -152,8 +152,8 @@ static int parse_args(int argc, char **argv, struct collect_args *a)
 		}
 		switch (opt) {
 		case 'A': a->all_threads = true; break;
-		case 'd': ret = td_parse_duration_ns(optarg, &a->duration_ns, err, sizeof(err)); break;
-		case 'i': ret = td_parse_duration_ns(optarg, &a->interval_ns, err, sizeof(err)); break;
+		case 'd': ret = td_parse_duration_ns(optarg, "--duration", &a->duration_ns, err, sizeof(err)); break;
+		case 'i': ret = td_parse_duration_ns(optarg, "--interval", &a->interval_ns, err, sizeof(err)); break;
 		case 'l': a->level_given = true; ret = td_parse_int_range(optarg, "--level", 1, 4, &a->level, err, sizeof(err)); break;
 		case 'm': a->cpu_model = optarg; break;
 		case 'L': ret = td_labels_parse_arg(&a->user_labels, optarg, err, sizeof(err)); break;

@@ -40,7 +40,7 @@ static int own_option(void *args, int opt, const char *arg, char *err, size_t er
 	struct gc_args *a = args;
 
 	switch (opt) {
-	case 'o': return td_parse_duration_ns(arg, &a->older_than_ns, err, errlen);
+	case 'o': return td_parse_duration_ns(arg, "--older-than", &a->older_than_ns, err, errlen);
 	case 'b': return td_parse_int_range(arg, "--batch", 1, 100000, &a->batch, err, errlen);
 	default: a->dry_run = true; return 0; /* 'n' */
 	}

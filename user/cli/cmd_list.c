@@ -81,7 +81,7 @@ static int parse_args(int argc, char **argv, struct list_args *a)
 		switch (opt) {
 		case 'L': ret = td_labels_parse_arg(&a->labels, optarg, err, sizeof(err)); break;
 		case 'p': a->process = optarg; break;
-		case 't': ret = td_parse_duration_ns(optarg, &a->last_ns, err, sizeof(err)); break;
+		case 't': ret = td_parse_duration_ns(optarg, "--last", &a->last_ns, err, sizeof(err)); break;
 		case 'n': ret = td_parse_int_range(optarg, "--limit", 1, 1000000, &a->limit, err, sizeof(err)); break;
 		case 'D': a->db = optarg; break;
 		case 'j': a->json = true; break;

@@ -88,14 +88,14 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		http_only |= strchr("lptCKSI", opt) != NULL;
 		switch (opt) {
 		case 'a': o->allow_collect = true; break;
-		case 'm': ret = td_parse_duration_ns(optarg, &o->max_duration_ns, err, sizeof(err)); break;
+		case 'm': ret = td_parse_duration_ns(optarg, "--max-duration", &o->max_duration_ns, err, sizeof(err)); break;
 		case 'n':
 			ret = td_parse_int_range(optarg, "--page-size", 1, 10000, &number, err,
 						 sizeof(err));
 			o->page_size = (size_t)number;
 			break;
 		case 'r':
-			ret = td_parse_duration_ns(optarg, &o->request_timeout_ns, err, sizeof(err));
+			ret = td_parse_duration_ns(optarg, "--request-timeout", &o->request_timeout_ns, err, sizeof(err));
 			break;
 		case 'D': o->db = optarg; break;
 		case 'T': c->transport = optarg; break;
@@ -113,7 +113,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 						 sizeof(err));
 			c->http.max_sessions = (unsigned)number;
 			break;
-		case 'I': ret = td_parse_duration_ns(optarg, &c->http.session_idle_ns, err, sizeof(err)); break;
+		case 'I': ret = td_parse_duration_ns(optarg, "--session-idle", &c->http.session_idle_ns, err, sizeof(err)); break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		default:
 			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'",

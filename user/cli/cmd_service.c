@@ -70,7 +70,7 @@ struct service_paths {
 /* An agent option with one value, checked as the agent checks it. */
 struct agent_value {
 	const char *option;
-	int (*check)(const char *text, char *err, size_t errlen);
+	int (*check)(const char *option, const char *text, char *err, size_t errlen);
 	const char *value; /* as typed; NULL when not given */
 };
 
@@ -162,35 +162,28 @@ static int check_listen_address(const char *option, const char *addr, char host[
 	return td_httpd_parse_listen(addr, option, false, host, &port, err, errlen);
 }
 
-static int check_listen(const char *addr, char *err, size_t errlen)
+static int check_listen(const char *option, const char *addr, char *err, size_t errlen)
 {
 	char host[TD_HTTPD_HOST_MAX];
 
-	return check_listen_address("--metrics-listen", addr, host, err, errlen);
-}
-
-static int check_mcp_listen(const char *addr, char *err, size_t errlen)
-{
-	char host[TD_HTTPD_HOST_MAX];
-
-	return check_listen_address("--mcp-listen", addr, host, err, errlen);
+	return check_listen_address(option, addr, host, err, errlen);
 }
 
 /* The token file, read now as the agent will read it under the unit. */
-static int check_token_file(const char *path, char *err, size_t errlen)
+static int check_token_file(const char *option, const char *path, char *err, size_t errlen)
 {
 	char *token = NULL;
 	int ret;
 
-	if (check_unit_path("--mcp-token-file", path, err, errlen))
+	if (check_unit_path(option, path, err, errlen))
 		return -EINVAL;
 	if (under_home(path)) {
-		snprintf(err, errlen, "--mcp-token-file %.64s is in a home directory, which the service "
+		snprintf(err, errlen, "%s %.64s is in a home directory, which the service "
 			 "cannot reach (ProtectHome=yes); keep it under /etc, e.g. /etc/topdown/mcp.token",
-			 path);
+			 option, path);
 		return -EINVAL;
 	}
-	ret = td_mcp_http_read_token(path, "--mcp-token-file", &token, err, errlen);
+	ret = td_mcp_http_read_token(path, option, &token, err, errlen);
 	free(token);
 	return ret;
 }
@@ -255,25 +248,25 @@ static int check_db(const char *db, char *db_dir, size_t len, char *err, size_t 
 	return 0;
 }
 
-static int check_duration(const char *text, char *err, size_t errlen)
+static int check_duration(const char *option, const char *text, char *err, size_t errlen)
 {
 	uint64_t ns;
 
-	return td_parse_duration_ns(text, &ns, err, errlen);
+	return td_parse_duration_ns(text, option, &ns, err, errlen);
 }
 
-static int check_level(const char *text, char *err, size_t errlen)
+static int check_level(const char *option, const char *text, char *err, size_t errlen)
 {
 	long level;
 
-	return td_parse_int_range(text, "--level", 1, 4, &level, err, errlen);
+	return td_parse_int_range(text, option, 1, 4, &level, err, errlen);
 }
 
-static int check_overhead(const char *text, char *err, size_t errlen)
+static int check_overhead(const char *option, const char *text, char *err, size_t errlen)
 {
 	double pct;
 
-	return td_parse_number(text, "--max-overhead", 0.01, 100, &pct, err, errlen);
+	return td_parse_number(text, option, 0.01, 100, &pct, err, errlen);
 }
 
 static void add_agent_arg(struct install_args *a, const char *option, const char *value)
@@ -301,9 +294,9 @@ static int check_targets_and_window(const struct install_args *a, char *err, siz
 	const char *every = a->values[EVERY_VALUE].value, *duration = a->values[DURATION_VALUE].value;
 	uint64_t every_ns = TD_AGENT_DEFAULT_EVERY_NS, duration_ns = 0;
 
-	if (every && td_parse_duration_ns(every, &every_ns, err, errlen))
+	if (every && td_parse_duration_ns(every, a->values[EVERY_VALUE].option, &every_ns, err, errlen))
 		return -EINVAL;
-	if (duration && td_parse_duration_ns(duration, &duration_ns, err, errlen))
+	if (duration && td_parse_duration_ns(duration, a->values[DURATION_VALUE].option, &duration_ns, err, errlen))
 		return -EINVAL;
 	return td_agent_options_check(a->nr_processes, a->system_wide, every_ns, duration_ns, err, errlen);
 }
@@ -314,7 +307,7 @@ static int check_install_args(struct install_args *a, char *err, size_t errlen)
 	int ret;
 
 	for (size_t i = 0; i < NR_AGENT_VALUES; i++)
-		if (a->values[i].value && (ret = a->values[i].check(a->values[i].value, err, errlen)))
+		if (a->values[i].value && (ret = a->values[i].check(a->values[i].option, a->values[i].value, err, errlen)))
 			return ret;
 	if ((ret = check_targets_and_window(a, err, errlen)) || (ret = check_mcp_options(a, err, errlen)))
 		return ret;
@@ -642,7 +635,7 @@ int td_cmd_install_service(int argc, char **argv)
 			{ "--level", check_level, NULL },
 			{ "--max-overhead", check_overhead, NULL },
 			{ "--metrics-listen", check_listen, NULL },
-			{ "--mcp-listen", check_mcp_listen, NULL },
+			{ "--mcp-listen", check_listen, NULL },
 			{ "--mcp-token-file", check_token_file, NULL },
 			{ "--mcp-request-timeout", check_duration, NULL },
 		},

@@ -79,7 +79,7 @@ static int parse_args(int argc, char **argv, struct top_args *a)
 			continue;
 		}
 		switch (opt) {
-		case 'i': ret = td_parse_duration_ns(optarg, &a->interval_ns, err, sizeof(err)); break;
+		case 'i': ret = td_parse_duration_ns(optarg, "--interval", &a->interval_ns, err, sizeof(err)); break;
 		case 'l': ret = td_parse_int_range(optarg, "--level", 1, 4, &a->level, err, sizeof(err)); break;
 		case 'b': a->batch = true; break;
 		case 'n': ret = td_parse_int_range(optarg, "--iterations", 1, 1L << 40, &a->iterations, err,

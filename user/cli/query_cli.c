@@ -38,7 +38,7 @@ int td_query_cli_option(struct td_query_cli *c, int opt, const char *arg, char *
 		}
 		c->sel.process = arg;
 		break;
-	case 't': ret = td_parse_duration_ns(arg, &c->sel.last_ns, err, errlen); break;
+	case 't': ret = td_parse_duration_ns(arg, "--last", &c->sel.last_ns, err, errlen); break;
 	case 'r': c->sel.run_id = arg; break;
 	case 'D': c->db = arg; break;
 	case 'j': c->format = TD_FORMAT_JSON; break;

@@ -81,7 +81,7 @@ static bool read_decimal(const char **p, uint64_t *whole, uint64_t *frac,
 	return true;
 }
 
-int td_parse_duration_ns(const char *text, uint64_t *out_ns, char *err, size_t errlen)
+int td_parse_duration_ns(const char *text, const char *what, uint64_t *out_ns, char *err, size_t errlen)
 {
 	const char *p = text ? text : "";
 	uint64_t whole, frac;
@@ -92,8 +92,8 @@ int td_parse_duration_ns(const char *text, uint64_t *out_ns, char *err, size_t e
 	if (read_decimal(&p, &whole, &frac, &frac_digits, &overflow))
 		unit = find_unit(p);
 	if (!unit) {
-		snprintf(err, errlen, "bad duration '%.*s': use a number and a unit, " DURATION_EXAMPLES,
-			 QUOTE_MAX, text ? text : "");
+		snprintf(err, errlen, "bad duration '%.*s' for %s: use a number and a unit, " DURATION_EXAMPLES,
+			 QUOTE_MAX, text ? text : "", what);
 		return -EINVAL;
 	}
 
@@ -106,13 +106,13 @@ int td_parse_duration_ns(const char *text, uint64_t *out_ns, char *err, size_t e
 
 	if (overflow || __builtin_mul_overflow(whole, unit->ns, &ns) ||
 	    __builtin_add_overflow(ns, frac_ns, &ns)) {
-		snprintf(err, errlen, "bad duration '%.*s': it is too long; use at most %llud",
-			 QUOTE_MAX, text, (unsigned long long)(UINT64_MAX / (86400 * NS_PER_S)));
+		snprintf(err, errlen, "bad duration '%.*s' for %s: it is too long; use at most %llud",
+			 QUOTE_MAX, text, what, (unsigned long long)(UINT64_MAX / (86400 * NS_PER_S)));
 		return -EINVAL;
 	}
 	if (ns == 0) {
-		snprintf(err, errlen, "bad duration '%.*s': it must be longer than zero, " DURATION_EXAMPLES,
-			 QUOTE_MAX, text);
+		snprintf(err, errlen, "bad duration '%.*s' for %s: it must be longer than zero, " DURATION_EXAMPLES,
+			 QUOTE_MAX, text, what);
 		return -EINVAL;
 	}
 	*out_ns = ns;

@@ -15,8 +15,9 @@
  * A positive duration with a required unit: "30s", "500ms", "1.5m", "2h",
  * "7d". Units are ms, s, m, h and d; decimals are exact down to the
  * nanosecond (finer digits are dropped). No sign, spaces or exponent.
+ * what names the option, e.g. "--every", or the MCP argument.
  */
-int td_parse_duration_ns(const char *text, uint64_t *out_ns, char *err, size_t errlen);
+int td_parse_duration_ns(const char *text, const char *what, uint64_t *out_ns, char *err, size_t errlen);
 
 /*
  * "123" or "123,456": decimal pids in 1..4194304 (the kernel's limit),

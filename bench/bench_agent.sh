@@ -10,28 +10,36 @@
 #      window divided by the threads the window held, median over the
 #      windows with at least 1,000;
 #   3. steady-state RSS: VmRSS after 100, 1,000 and WINDOWS windows of
-#      10 ms on the steady workload.
+#      10 ms on the steady workload;
+#   4. what the agent costs the host's other switches: `perf bench sched
+#      pipe` on CPU 0 alone and beside the agent (following an idle
+#      process, so every switch of the pipe runs its filter path), ROUNDS
+#      interleaved rounds (default 7), throughput against alone's in the
+#      same round; ALSO="LABEL=TOPDOWN_BINARY..." adds other builds.
 #
-# usage: sudo bench/bench_agent.sh [BUILD_DIR] [WINDOWS]   (WINDOWS: default 10000)
+# usage: sudo [SECTIONS="window churn rss host"] [ROUNDS=7] [ALSO=...] bench/bench_agent.sh [BUILD_DIR] [WINDOWS]
+#   WINDOWS: default 10000
 # Prints Markdown tables; each names the command that produced it.
 set -euo pipefail
 out=${1:-build}
 windows=${2:-10000}
+sections=" ${SECTIONS:-window churn rss host} "
 topdown=$(realpath "${TD_TOPDOWN:-$out/topdown}") # TD_TOPDOWN: another build of it
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib/stats.sh"
 
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (BPF)" >&2; exit 1; }
 command -v sqlite3 >/dev/null || { echo "bench: needs sqlite3 (make deps installs it)" >&2; exit 1; }
 # The workload under a name of its own: nothing else on the machine is followed.
 ln -s "$(realpath "$out/td-workload")" "$work/td-bench-agt"
 
-# median of the numbers on stdin
-median() { sort -g | awk '{v[NR] = $1} END { if (NR == 0) print "n/a"; else printf "%.6g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+want() { [[ $sections == *" $1 "* ]]; }
 
 # label KEY DB: that label of every run, one per line
 label() { sqlite3 "$2" "SELECT json_extract(labels, '\$.\"$1\"') FROM runs;"; }
 
+if want window; then
 echo "## topdown agent: cost per window"
 echo
 cmd="topdown agent --process td-bench-agt --every 1s --windows 30"
@@ -45,11 +53,14 @@ echo "| --- | --- | --- |"
 printf "| %.2f ms | %.2f ms | %.3f%% |\n" "$(label agent.cpu_ms "$work/steady.db" | median)" \
 	"$(label agent.bpf_ms "$work/steady.db" | median)" "$(label agent.overhead_pct "$work/steady.db" | median)"
 echo
+kill $steady; wait $steady 2>/dev/null || true
 
+fi
+
+if want churn; then
 echo "## topdown agent: cost per 1,000 threads drained"
 echo
 cmd="topdown agent --process td-bench-agt --every 1s (workload: td-workload --short-threads 150000 --short-work-us 1)"
-kill $steady; wait $steady 2>/dev/null || true
 $topdown agent --process td-bench-agt --every 1s --db "$work/churn.db" --spool "$work/s2.db" 2>/dev/null &
 agent=$!
 sleep 2
@@ -66,6 +77,9 @@ echo "| --- |"
 printf "| %.1f ms |\n" "$per_k"
 echo
 
+fi
+
+if want rss; then
 echo "## topdown agent: steady-state RSS"
 echo
 cmd="topdown agent --process td-bench-agt --every 10ms"
@@ -85,3 +99,44 @@ echo
 echo "| windows | VmRSS |"
 echo "| --- | --- |"
 printf "%s" "$rows"
+echo
+fi
+
+if want host; then
+echo "## topdown agent: what it costs the host's other switches"
+echo
+rounds=${ROUNDS:-7}
+command -v perf >/dev/null || { echo "bench: needs perf (make deps installs it)" >&2; exit 1; }
+ln -s "$(command -v sleep)" "$work/td-bench-idle"
+"$work/td-bench-idle" 3600 &
+# ops/s of the pipe benchmark on CPU 0, beside the agent of binary $1 (none: alone)
+pipe_ops() {
+	local agent=""
+	if [ "$1" != none ]; then
+		"$1" agent --process td-bench-idle --every 1s --db "$work/host.db" --spool "$work/s4.db" 2>/dev/null &
+		agent=$!
+		sleep 1.5 # loaded, attached, counting
+	fi
+	taskset -c 0 perf bench sched pipe -l 100000 2>/dev/null | awk '/ops\/sec/ {print $1}'
+	if [ -n "$agent" ]; then kill -TERM "$agent"; wait "$agent" || true; fi
+	rm -f "$work/host.db" "$work/s4.db"
+}
+builds=("this build=$topdown" ${ALSO:-})
+declare -A ratios
+for ((r = 0; r < rounds; r++)); do
+	alone=$(pipe_ops none)
+	for build in "${builds[@]}"; do
+		ratios[${build%%=*}]+="$(awk -v b="$(pipe_ops "${build#*=}")" -v a="$alone" 'BEGIN {print b / a}') "
+	done
+done
+echo "\`taskset -c 0 perf bench sched pipe -l 100000\` beside \`topdown agent --process td-bench-idle --every 1s\`"
+echo "(an idle target: the pipe's switches take the filter path), $rounds interleaved rounds:"
+echo
+echo "| agent | pipe ops/s against alone, median (spread) |"
+echo "| --- | --- |"
+for build in "${builds[@]}"; do
+	label=${build%%=*}
+	printf "| %s | %.3f (%s) |\n" "$label" "$(tr ' ' '\n' <<<"${ratios[$label]}" | grep . | median)" \
+		"$(tr ' ' '\n' <<<"${ratios[$label]}" | grep . | spread)"
+done
+fi

@@ -15,14 +15,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <bpf/bpf.h>
 
 #include "backends.h"
 #include "cli.h"
+#include "collector.h"
 #include "e2e.h"
 #include "labels.h"
 #include "storage.h"
@@ -65,8 +69,12 @@ static void done(void)
 	e2e_workload_unlink(link_path);
 }
 
-/* Starts `topdown agent args... --db --spool`, stdout and stderr into log_path. */
-static pid_t agent_start(const char *const *args)
+/*
+ * Starts `topdown agent args... --db --spool`, stdout and stderr into
+ * log_path; without_sys_admin: root without CAP_SYS_ADMIN (dropped from
+ * the bounding set, so the exec does not grant it).
+ */
+static pid_t agent_start_as(const char *const *args, bool without_sys_admin)
 {
 	const char *argv[48] = { "topdown", "agent" };
 	int argc = 2, log = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
@@ -85,11 +93,18 @@ static pid_t agent_start(const char *const *args)
 	if (pid == 0) {
 		dup2(log, STDOUT_FILENO);
 		dup2(log, STDERR_FILENO);
+		if (without_sys_admin && prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0))
+			_exit(126);
 		execv(cli_topdown_path(), (char **)argv);
 		_exit(127);
 	}
 	close(log);
 	return pid;
+}
+
+static pid_t agent_start(const char *const *args)
+{
+	return agent_start_as(args, false);
 }
 
 static int agent_wait(pid_t pid)
@@ -649,6 +664,125 @@ static void test_max_overhead_shortens_the_duty(void **state)
 	done();
 }
 
+/* --- timing the BPF programs --- */
+
+/* The agent's sched_switch program's run count, as the kernel keeps it (0 until found). */
+static uint64_t switch_program_runs(void)
+{
+	uint32_t id = 0;
+	uint64_t runs = 0;
+
+	while (!runs && !bpf_prog_get_next_id(id, &id)) {
+		struct bpf_prog_info info = { 0 };
+		uint32_t len = sizeof(info);
+		int fd = bpf_prog_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+		    (!strcmp(info.name, "switch_btf") || !strcmp(info.name, "switch_raw")))
+			runs = info.run_cnt;
+		close(fd);
+	}
+	return runs;
+}
+
+/*
+ * The start the timing tests share: skipped where kernel.bpf_stats_enabled
+ * times every program anyway; a workload (a spinner and an io thread)
+ * under a fresh name, then the agent (args[1] gets the name). The agent's
+ * pid; the workload's in *worker.
+ */
+static pid_t start_timing_case(const char *test, const char **args, bool without_sys_admin, pid_t *worker)
+{
+	int go;
+
+	if (td_collector_bpf_always_timed()) {
+		print_message("SKIP: kernel.bpf_stats_enabled is set: every program is timed all along\n");
+		skip();
+	}
+	fresh(test);
+	args[1] = name;
+	*worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "60000", NULL);
+	release(go);
+	return agent_start_as(args, without_sys_admin);
+}
+
+/*
+ * Timing BPF programs costs every program on the host two clock reads per
+ * run, so the agent has the kernel time them for a tenth of each window
+ * (agent.c, struct bpf_timing). Watched from here: the switch program's
+ * run count, which the kernel keeps only while timing, grows in a few of
+ * the 20 ms steps of a window, not in most, though the workload's io
+ * thread switches all along; and every run still carries agent.bpf_ms.
+ */
+static void test_bpf_timed_in_samples(void **state)
+{
+	const char *args[] = { "--process", NULL, "--every", "1s", "--windows", "3", NULL };
+	size_t steps = 0, growing = 0, count;
+	struct td_run_summary *runs;
+	uint64_t last = 0, now;
+	pid_t worker, agent;
+
+	(void)state;
+	e2e_require_bpf();
+	agent = start_timing_case("bpftime", args, false, &worker);
+	while (waitpid(agent, NULL, WNOHANG) == 0) {
+		usleep(20 * 1000);
+		now = switch_program_runs();
+		if (last && now) { /* both readings of the same program, loaded and running */
+			steps++;
+			growing += now > last;
+		}
+		last = now;
+	}
+	kill(worker, SIGTERM);
+	reap(worker);
+	print_message("  the switch program was timed in %zu of %zu steps of 20 ms\n", growing, steps);
+	assert_true(steps > 50);
+	assert_true(growing > 0);
+	assert_true(growing < steps / 3); /* a tenth of each window, a step either side of each sample */
+	runs = list_runs(name, &count);
+	assert_int_equal(count, 3);
+	for (size_t i = 0; i < count; i++)
+		assert_true(label_real(&runs[i], "agent.bpf_ms") > 0);
+	td_run_summaries_free(runs, count);
+	done();
+}
+
+/*
+ * Without CAP_SYS_ADMIN the kernel will not time the programs for the
+ * agent: it counts all the same, says so once in its log, and its runs
+ * carry no agent.bpf_ms (the overhead is its own CPU time alone).
+ */
+static void test_bpf_untimed_without_sys_admin(void **state)
+{
+	const char *args[] = { "--process", NULL, "--every", "500ms", "--windows", "3", "--log", log_path, NULL };
+	struct td_run_summary *runs;
+	pid_t worker, agent;
+	char log[8192];
+	size_t count;
+
+	(void)state;
+	e2e_require_bpf();
+	agent = start_timing_case("untimed", args, true, &worker);
+	assert_int_equal(agent_wait(agent), 0);
+	kill(worker, SIGTERM);
+	reap(worker);
+	read_log(log, sizeof(log));
+	print_message("%s", log);
+	assert_int_equal(count_in(log, "that needs CAP_SYS_ADMIN (or set kernel.bpf_stats_enabled=1); "
+				       "runs of this agent carry no agent.bpf_ms"), 1);
+	runs = list_runs(name, &count);
+	assert_int_equal(count, 3);
+	for (size_t i = 0; i < count; i++) {
+		assert_null(td_labels_get(&runs[i].labels, "agent.bpf_ms"));
+		assert_non_null(td_labels_get(&runs[i].labels, "agent.overhead_pct"));
+	}
+	td_run_summaries_free(runs, count);
+	done();
+}
+
 /* --- /metrics --- */
 
 static void expect_failure(const char *const *args, const char *env_labels, int status, const char *expect);
@@ -1037,6 +1171,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_counter_groups_take_turns_within_a_window),
 		cmocka_unit_test(test_duty_cycle_counts_part_of_each_window),
 		cmocka_unit_test(test_max_overhead_shortens_the_duty),
+		cmocka_unit_test(test_bpf_timed_in_samples),
+		cmocka_unit_test(test_bpf_untimed_without_sys_admin),
 		cmocka_unit_test(test_metrics_endpoint),
 		cmocka_unit_test(test_mcp_beside_the_windows),
 		{ .name = "test_pg_outage_spooled_then_replayed", .test_func = test_pg_outage_spooled_then_replayed,

@@ -1055,8 +1055,7 @@ static void test_lost_threads_are_counted_exactly(void **state)
 static void test_bpf_run_time_is_measured(void **state)
 {
 	pid_t self = getpid();
-	struct td_collector_opts opts = { .pids = &self, .nr_pids = 1, .events = &task_clock, .nr_events = 1,
-					  .bpf_stats = true };
+	struct td_collector_opts opts = { .pids = &self, .nr_pids = 1, .events = &task_clock, .nr_events = 1 };
 	struct td_collector *c;
 	uint64_t first, second;
 	char err[512] = "";
@@ -1066,6 +1065,7 @@ static void test_bpf_run_time_is_measured(void **state)
 	c = td_collector_new(&opts, err, sizeof(err));
 	if (!c)
 		fail_msg("collector: %s", err);
+	assert_int_equal(td_collector_time_bpf(c, true, err, sizeof(err)), 0);
 	assert_int_equal(td_collector_bpf_run_ns(c, &first, err, sizeof(err)), 0);
 	for (int i = 0; i < 200; i++)
 		usleep(1000); /* 200 switches of this thread at least */
@@ -1073,6 +1073,10 @@ static void test_bpf_run_time_is_measured(void **state)
 	print_message("  BPF run time over 200 sleeps: %llu ns\n", (unsigned long long)(second - first));
 	assert_true(second > first);
 	assert_true(second - first < 200 * 1000000ull); /* far below the time it took */
+	/* off again: unless the sysctl times every program anyway, there is no figure */
+	assert_int_equal(td_collector_time_bpf(c, false, err, sizeof(err)), 0);
+	if (!td_collector_bpf_always_timed())
+		assert_int_equal(td_collector_bpf_run_ns(c, &second, err, sizeof(err)), -EOPNOTSUPP);
 	td_collector_free(c);
 }
 
@@ -1085,17 +1089,6 @@ static void drop_sys_admin(void)
 	assert_int_equal(syscall(SYS_capget, &header, data), 0);
 	data[CAP_SYS_ADMIN / 32].effective &= ~(1u << (CAP_SYS_ADMIN % 32));
 	assert_int_equal(syscall(SYS_capset, &header, data), 0);
-}
-
-static bool bpf_stats_sysctl(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
-	int on = 0;
-
-	assert_non_null(f);
-	assert_int_equal(fscanf(f, "%d", &on), 1);
-	fclose(f);
-	return on;
 }
 
 /*
@@ -1114,8 +1107,7 @@ static void test_bpf_run_time_without_sys_admin(void **state)
 	assert_true(child >= 0);
 	if (child == 0) {
 		pid_t self = getpid();
-		struct td_collector_opts opts = { .pids = &self, .nr_pids = 1, .events = &task_clock, .nr_events = 1,
-						  .bpf_stats = true };
+		struct td_collector_opts opts = { .pids = &self, .nr_pids = 1, .events = &task_clock, .nr_events = 1 };
 		struct td_collector *c;
 		uint64_t run_ns;
 		char err[512] = "";
@@ -1127,9 +1119,13 @@ static void test_bpf_run_time_without_sys_admin(void **state)
 			print_message("  collector without CAP_SYS_ADMIN: %s\n", err);
 			_exit(2);
 		}
+		ret = td_collector_time_bpf(c, true, err, sizeof(err));
+		print_message("  without CAP_SYS_ADMIN, timing: %d %s\n", ret, err);
+		if (ret != -EPERM || !strstr(err, "that needs CAP_SYS_ADMIN"))
+			_exit(5);
 		ret = td_collector_bpf_run_ns(c, &run_ns, err, sizeof(err));
 		print_message("  without CAP_SYS_ADMIN: %d %s\n", ret, err);
-		if (bpf_stats_sysctl())
+		if (td_collector_bpf_always_timed())
 			_exit(ret == 0 ? 0 : 3);
 		_exit(ret == -EOPNOTSUPP && strstr(err, "needs CAP_SYS_ADMIN") ? 0 : 4);
 	}

@@ -33,6 +33,29 @@
 #define MIN_SUB_INTERVAL_NS (10 * 1000000ll)
 #define POLL_MS 100                      /* how often exits are taken in and signals seen */
 #define OVERHEAD_AIM 0.8                 /* --max-overhead: aim below the budget, not at it */
+#define BPF_SAMPLE_SHARE 10              /* the programs are timed for a tenth of the counted time */
+#define MIN_BPF_SAMPLE_NS (50 * 1000000ll)
+
+/*
+ * The BPF programs' time in a window. While the kernel times BPF programs
+ * every program on the host pays two clock reads per run (~60 ns in a KVM
+ * guest, docs/BENCHMARKS.md): more than topdown's filter path itself. So
+ * unless kernel.bpf_stats_enabled has them timed anyway, the agent has the
+ * kernel time them for a sample at the start of each window and scales the
+ * sample's time by the host's context switches in the window against those
+ * in the sample: the switch program runs at every switch, the others far
+ * less often. The scale takes in the window's paused part too, whose
+ * switches cost less than counted ones: the estimate errs high, on the
+ * budget's safe side.
+ */
+struct bpf_timing {
+	bool sampled;             /* a sample of each window; else timed all along */
+	int64_t sample_end;       /* CLOCK_MONOTONIC ns; 0: no sample under way */
+	uint64_t run_ns;          /* the programs' time where the next figure starts */
+	uint64_t switches;        /* the host's context switches at the last window's end */
+	uint64_t sample_start_switches;
+	uint64_t sample_run_ns, sample_switches; /* the last sample's time and switches */
+};
 
 /* What the agent keeps between windows. */
 struct td_agent {
@@ -49,10 +72,11 @@ struct td_agent {
 	int64_t counted_ns;     /* this window's counting time: --duration, or less under --max-overhead */
 	bool paused;
 	bool store_reachable;   /* at the last write, as the log last said */
-	bool bpf_timed;         /* the kernel times the BPF programs (td_collector_bpf_run_ns) */
+	bool bpf_timed;         /* the kernel can time the BPF programs (td_collector_bpf_run_ns) */
+	struct bpf_timing bpf;
 	uint64_t lost_threads;  /* the collector's count at the last window's end */
 	uint64_t lost_samples;  /* locate: the collector's count at the last window's end */
-	uint64_t cpu_ns, bpf_ns; /* the agent's and the programs' time at the last window's end */
+	uint64_t cpu_ns;        /* the agent's CPU time at the last window's end */
 	struct td_agent_health health;
 	struct td_sample_opts sample; /* locate: what --sample asked for */
 	struct td_locate *locate;     /* NULL without --sample */
@@ -161,25 +185,100 @@ struct window_cost {
 	bool duty_limited;
 };
 
+/* The host's context switches since boot (/proc/stat's ctxt); 0 if unreadable. */
+static uint64_t host_switches(void)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	unsigned long long n = 0;
+	char line[256];
+
+	while (f && fgets(line, sizeof(line), f) && sscanf(line, "ctxt %llu", &n) != 1)
+		;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/*
+ * At a window's start: the kernel starts timing the programs for the
+ * sample. Where it will not (no CAP_SYS_ADMIN), the agent goes on without
+ * agent.bpf_ms, and says so once: its counting matters more than its
+ * self-accounting.
+ */
+static int start_bpf_sample(struct td_agent *agent, int64_t start, char *err, size_t errlen)
+{
+	int64_t sample = agent->counted_ns / BPF_SAMPLE_SHARE;
+	int ret;
+
+	if (!agent->bpf_timed || !agent->bpf.sampled)
+		return 0;
+	if (td_collector_time_bpf(agent->collector, true, err, errlen)) {
+		agent_log(agent, "%s; runs of this agent carry no agent.bpf_ms", err);
+		err[0] = '\0';
+		agent->bpf_timed = false;
+		return 0;
+	}
+	if ((ret = td_collector_bpf_run_ns(agent->collector, &agent->bpf.run_ns, err, errlen)))
+		return ret;
+	agent->bpf.sample_start_switches = host_switches();
+	agent->bpf.sample_end = start + (sample > MIN_BPF_SAMPLE_NS ? sample : MIN_BPF_SAMPLE_NS);
+	return 0;
+}
+
+/* The sample's time and switches taken, the kernel stops timing. */
+static int end_bpf_sample(struct td_agent *agent, char *err, size_t errlen)
+{
+	uint64_t run_ns;
+	int ret = td_collector_bpf_run_ns(agent->collector, &run_ns, err, errlen);
+
+	if (ret)
+		return ret;
+	agent->bpf.sample_run_ns = run_ns - agent->bpf.run_ns;
+	agent->bpf.sample_switches = host_switches() - agent->bpf.sample_start_switches;
+	agent->bpf.sample_end = 0;
+	return td_collector_time_bpf(agent->collector, false, err, errlen);
+}
+
+/* The programs' time since the last window's end: measured, or the sample's scaled (struct bpf_timing). */
+static int bpf_window_ns(struct td_agent *agent, uint64_t *ns, char *err, size_t errlen)
+{
+	uint64_t switches = host_switches(), window_switches = switches - agent->bpf.switches, now;
+	int ret = 0;
+
+	agent->bpf.switches = switches;
+	if (!agent->bpf.sampled) {
+		if ((ret = td_collector_bpf_run_ns(agent->collector, &now, err, errlen)))
+			return ret;
+		*ns = now - agent->bpf.run_ns;
+		agent->bpf.run_ns = now;
+		return 0;
+	}
+	if (agent->bpf.sample_end && (ret = end_bpf_sample(agent, err, errlen))) /* a window shorter than it */
+		return ret;
+	*ns = agent->bpf.sample_switches
+		      ? (uint64_t)((double)agent->bpf.sample_run_ns * window_switches / agent->bpf.sample_switches)
+		      : agent->bpf.sample_run_ns;
+	return 0;
+}
+
 static int measure_cost(struct td_agent *agent, int64_t wall_ns, int64_t counted_ns, struct window_cost *cost,
 			char *err, size_t errlen)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t cpu = agent_cpu_ns(), bpf = 0;
-	int ret = agent->bpf_timed ? td_collector_bpf_run_ns(agent->collector, &bpf, err, errlen) : 0;
+	int ret = agent->bpf_timed ? bpf_window_ns(agent, &bpf, err, errlen) : 0;
 
 	if (ret)
 		return ret;
 	cost->bpf_timed = agent->bpf_timed;
 	cost->cpu_ms = (cpu - agent->cpu_ns) / 1e6;
-	cost->bpf_ms = (bpf - agent->bpf_ns) / 1e6;
+	cost->bpf_ms = bpf / 1e6;
 	cost->overhead_pct = wall_ns > 0 ? 100.0 * (cost->cpu_ms + cost->bpf_ms) * 1e6 / ((double)wall_ns * (cpus > 0 ? cpus : 1)) : 0;
 	cost->duty = wall_ns > 0 ? (double)counted_ns / wall_ns : 0;
 	if (cost->duty > 1)
 		cost->duty = 1;
 	cost->duty_limited = agent->counted_ns < (int64_t)agent->args->duration_ns;
 	agent->cpu_ns = cpu;
-	agent->bpf_ns = bpf;
 	agent->health.agent_cpu_seconds += cost->cpu_ms / 1e3;
 	agent->health.bpf_seconds += cost->bpf_ms / 1e3;
 	agent->health.overhead_percent = cost->overhead_pct;
@@ -587,8 +686,13 @@ static int wait_until(struct td_agent *agent, int64_t until, char *err, size_t e
 	int ret;
 
 	while (!*agent->args->stop_requested && (now = clock_now_ns(CLOCK_MONOTONIC)) < until) {
-		int64_t wait_ms = (until - now + 999999) / 1000000;
+		int64_t wake, wait_ms;
 
+		/* first, so that a wake-up is never in the past (a negative poll waits for ever) */
+		if (agent->bpf.sample_end && now >= agent->bpf.sample_end && (ret = end_bpf_sample(agent, err, errlen)))
+			return ret;
+		wake = agent->bpf.sample_end && agent->bpf.sample_end < until ? agent->bpf.sample_end : until;
+		wait_ms = (wake - now + 999999) / 1000000;
 		if ((ret = td_collector_poll(agent->collector, wait_ms < POLL_MS ? wait_ms : POLL_MS, err, errlen)))
 			return ret;
 		if (*agent->args->reopen_requested)
@@ -636,6 +740,8 @@ static int run_window(struct td_agent *agent, char *err, size_t errlen)
 			return ret;
 		agent->paused = false;
 	}
+	if ((ret = start_bpf_sample(agent, start, err, errlen)))
+		return ret;
 	ret = count(agent, start + agent->counted_ns, err, errlen);
 	counted = clock_now_ns(CLOCK_MONOTONIC) - start;
 	if (!ret && !*agent->args->stop_requested && counted < (int64_t)agent->args->every_ns) {
@@ -702,7 +808,7 @@ static int prepare(struct td_agent *agent, const struct td_agent_config *a, char
 {
 	struct td_collector_opts opts = {
 		.system_wide = a->system_wide, .process_names = a->process_names,
-		.nr_process_names = a->nr_process_names, .wait_for_targets = true, .bpf_stats = true,
+		.nr_process_names = a->nr_process_names, .wait_for_targets = true,
 	};
 	char spool[4096];
 	struct td_sink_config sink = { .store = a->store_flags, .db = a->db, .spool_path = a->spool };
@@ -738,14 +844,11 @@ static int prepare(struct td_agent *agent, const struct td_agent_config *a, char
 	if (!(agent->collector = td_collector_new(&opts, err, errlen)))
 		return -EINVAL;
 	agent->cpu_ns = agent_cpu_ns();
-	ret = td_collector_bpf_run_ns(agent->collector, &agent->bpf_ns, err, errlen);
-	agent->bpf_timed = !ret;
-	if (ret == -EOPNOTSUPP) { /* the agent's own time is still measured */
-		agent_log(agent, "%s; runs of this agent carry no agent.bpf_ms", err);
-		err[0] = '\0';
-		ret = 0;
-	}
-	return ret;
+	agent->bpf.switches = host_switches();
+	agent->bpf_timed = true; /* until the kernel refuses (start_bpf_sample) */
+	/* timed in samples, the first at the first window's start, unless timed anyway */
+	agent->bpf.sampled = !td_collector_bpf_always_timed();
+	return agent->bpf.sampled ? 0 : td_collector_bpf_run_ns(agent->collector, &agent->bpf.run_ns, err, errlen);
 }
 
 void td_agent_free(struct td_agent *agent)

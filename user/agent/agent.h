@@ -35,9 +35,12 @@
  *
  * Self-accounting, on every run of the window (labels):
  *   agent.cpu_ms       the agent's user+sys CPU time in the window
- *   agent.bpf_ms       the BPF programs' run time in the window (bpf_stats; left
- *                      out, and out of the overhead, when the kernel cannot
- *                      time them: that needs CAP_SYS_ADMIN or kernel.bpf_stats_enabled)
+ *   agent.bpf_ms       the BPF programs' run time in the window: timed by the
+ *                      kernel for a sample at the window's start and scaled by
+ *                      the host's context switches (agent.c, struct bpf_timing),
+ *                      or timed whole where kernel.bpf_stats_enabled is set; left
+ *                      out, and out of the overhead, when the kernel cannot time
+ *                      them: that needs CAP_SYS_ADMIN or kernel.bpf_stats_enabled
  *   agent.overhead_pct (agent.cpu_ms + agent.bpf_ms) / (window wall time x online CPUs) x 100
  *   agent.duty         counted time / window time, 0..1
  *   agent.duty_limit   "max-overhead" when --max-overhead shortened the counted time

@@ -644,8 +644,6 @@ struct td_collector *td_collector_new(const struct td_collector_opts *opts,
 				      &c->sampler, err, errlen);
 	if (!ret && (ret = flush_cpus(c))) /* open slices of targets already running */
 		snprintf(err, errlen, "cannot start counting on every CPU: %s", strerror(-ret));
-	if (!ret && opts->bpf_stats) /* without CAP_SYS_ADMIN: td_collector_bpf_run_ns says so */
-		c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (ret) {
 		td_collector_free(c);
 		return NULL;
@@ -1000,8 +998,7 @@ uint64_t td_collector_lost_threads(const struct td_collector *c)
 	return c->skel->bss->drops.threads;
 }
 
-/* kernel.bpf_stats_enabled: someone else has the kernel time every BPF program. */
-static bool bpf_stats_sysctl_on(void)
+bool td_collector_bpf_always_timed(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "re");
 	int on = 0;
@@ -1019,7 +1016,7 @@ int td_collector_bpf_run_ns(const struct td_collector *c, uint64_t *run_ns, char
 	struct bpf_program *prog;
 
 	*run_ns = 0;
-	if (c->stats_fd < 0 && !bpf_stats_sysctl_on()) {
+	if (c->stats_fd < 0 && !td_collector_bpf_always_timed()) {
 		snprintf(err, errlen, "the kernel is not timing BPF programs: turning that on needs CAP_SYS_ADMIN "
 			 "(or set kernel.bpf_stats_enabled=1)");
 		return -EOPNOTSUPP;
@@ -1036,6 +1033,24 @@ int td_collector_bpf_run_ns(const struct td_collector *c, uint64_t *run_ns, char
 			return -errno;
 		}
 		*run_ns += info.run_time_ns;
+	}
+	return 0;
+}
+
+int td_collector_time_bpf(struct td_collector *c, bool on, char *err, size_t errlen)
+{
+	int fd;
+
+	if (!on && c->stats_fd >= 0) {
+		close(c->stats_fd); /* the kernel stops timing when the last holder lets go */
+		c->stats_fd = -1;
+	} else if (on && c->stats_fd < 0) {
+		if ((fd = bpf_enable_stats(BPF_STATS_RUN_TIME)) < 0) { /* libbpf: -errno */
+			snprintf(err, errlen, "cannot turn on the kernel's timing of BPF programs: %s%s", strerror(-fd),
+				 fd == -EPERM ? "; that needs CAP_SYS_ADMIN (or set kernel.bpf_stats_enabled=1)" : "");
+			return fd;
+		}
+		c->stats_fd = fd;
 	}
 	return 0;
 }

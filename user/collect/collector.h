@@ -26,7 +26,6 @@ struct td_collector_opts {
 	const char *const *process_names;
 	size_t nr_process_names;  /* at most TD_MAX_TARGET_COMMS */
 	bool wait_for_targets;    /* no process of a name running yet is fine: it is waited for */
-	bool bpf_stats;           /* try to turn on the kernel's BPF run-time statistics (td_collector_bpf_run_ns) */
 	const struct td_event *events;
 	size_t nr_events;         /* at most TD_MAX_EVENTS */
 	/*
@@ -142,13 +141,24 @@ bool td_collector_tp_btf_supported(void);
 uint64_t td_collector_unread_ns(const struct td_collector *collector, uint32_t tid);
 
 /*
- * The time the collector's BPF programs have run since they were loaded,
- * summed. The kernel counts only while asked to: opts.bpf_stats asks
- * (BPF_ENABLE_STATS, which needs CAP_SYS_ADMIN), or kernel.bpf_stats_enabled
- * is set. -EOPNOTSUPP with err saying so when neither holds.
+ * The time the collector's BPF programs have run while the kernel timed
+ * them, summed. The kernel times them only while asked to:
+ * td_collector_time_bpf asks, or kernel.bpf_stats_enabled is set.
+ * -EOPNOTSUPP with err saying so when neither holds.
  */
 int td_collector_bpf_run_ns(const struct td_collector *collector, uint64_t *run_ns,
 			    char *err, size_t errlen);
+
+/*
+ * Turns the kernel's timing of BPF programs on (BPF_ENABLE_STATS, which
+ * needs CAP_SYS_ADMIN) or off. While on, every BPF program on the host
+ * pays two clock reads per run (~60 ns in a KVM guest, docs/BENCHMARKS.md),
+ * so the agent times a sample of each window only. 0, or -errno with err.
+ */
+int td_collector_time_bpf(struct td_collector *collector, bool on, char *err, size_t errlen);
+
+/* kernel.bpf_stats_enabled is set: every BPF program is timed all along, whoever asked. */
+bool td_collector_bpf_always_timed(void);
 
 /* Running processes with process_names[name] found by the last scan of /proc. */
 size_t td_collector_processes_named(const struct td_collector *collector, size_t name);

@@ -52,7 +52,7 @@ struct bpf_timing {
 	bool sampled;             /* a sample of each window; else timed all along */
 	int64_t sample_end;       /* CLOCK_MONOTONIC ns; 0: no sample under way */
 	uint64_t run_ns;          /* the programs' time where the next figure starts */
-	uint64_t switches;        /* the host's context switches at the last window's end */
+	uint64_t switches;        /* the host's context switches at the last window's end (sampled) */
 	uint64_t sample_start_switches;
 	uint64_t sample_run_ns, sample_switches; /* the last sample's time and switches */
 };
@@ -242,10 +242,9 @@ static int end_bpf_sample(struct td_agent *agent, char *err, size_t errlen)
 /* The programs' time since the last window's end: measured, or the sample's scaled (struct bpf_timing). */
 static int bpf_window_ns(struct td_agent *agent, uint64_t *ns, char *err, size_t errlen)
 {
-	uint64_t switches = host_switches(), window_switches = switches - agent->bpf.switches, now;
-	int ret = 0;
+	uint64_t switches, window_switches, now;
+	int ret;
 
-	agent->bpf.switches = switches;
 	if (!agent->bpf.sampled) {
 		if ((ret = td_collector_bpf_run_ns(agent->collector, &now, err, errlen)))
 			return ret;
@@ -255,6 +254,9 @@ static int bpf_window_ns(struct td_agent *agent, uint64_t *ns, char *err, size_t
 	}
 	if (agent->bpf.sample_end && (ret = end_bpf_sample(agent, err, errlen))) /* a window shorter than it */
 		return ret;
+	switches = host_switches();
+	window_switches = switches - agent->bpf.switches;
+	agent->bpf.switches = switches;
 	*ns = agent->bpf.sample_switches
 		      ? (uint64_t)((double)agent->bpf.sample_run_ns * window_switches / agent->bpf.sample_switches)
 		      : agent->bpf.sample_run_ns;

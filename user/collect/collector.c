@@ -380,7 +380,7 @@ static int add_named_targets(struct td_collector *c, char *err, size_t errlen)
 		size_t count = 0;
 
 		ret = td_proc_find("/proc", c->process_names[n], c->self, &pids, &count, err, errlen);
-		for (size_t i = 0; !ret && i < count; i++)
+		for (size_t i = 0; i < count; i++)
 			add_target(c, pids[i]);
 		free(pids);
 		c->found[n] = count;

@@ -53,11 +53,37 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } counters SEC(".maps"); /* max_entries set by userspace: cpus * TD_MAX_SLOTS */
 
+/* The thread records and their index by tid: see TD_INDEX_BLOCK. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct td_thread_stats);
-} threads SEC(".maps"); /* max_entries set by userspace */
+} records SEC(".maps"); /* max_entries set by userspace: the threads it can follow at once */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct td_index_block);
+} record_index SEC(".maps"); /* max_entries set by userspace from pid_max */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK);
+	__type(value, __u32);
+} free_places SEC(".maps"); /* max_entries as records'; filled by userspace */
+
+/*
+ * Per CPU, one above the highest place it ever gave out: userspace reads
+ * the records below the highest of them. A stack hands the places given
+ * back out first, so they stay packed at the start of the array.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} places_used SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -88,14 +114,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct cpu_slice);
 } slices SEC(".maps");
-
-/* A zeroed record to insert from: too large for the BPF stack. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct td_thread_stats);
-} blank SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -192,22 +210,55 @@ struct charge_base {
 	__u64 run_delay_ns;
 };
 
+/* tid's entry in the record index; NULL above the pid_max it was sized for */
+static __always_inline __u32 *index_entry(__u32 tid)
+{
+	__u32 block = tid / TD_INDEX_BLOCK;
+	struct td_index_block *index = bpf_map_lookup_elem(&record_index, &block);
+
+	return index ? &index->place[tid % TD_INDEX_BLOCK] : NULL;
+}
+
+/* The thread's record, or NULL; *entry is its index entry (NULL: tid beyond the index). */
+static __always_inline struct td_thread_stats *find_record(__u32 tid, __u32 **entry)
+{
+	struct td_thread_stats *stats;
+	__u32 place;
+
+	*entry = index_entry(tid);
+	if (!*entry || !**entry)
+		return NULL;
+	place = **entry - 1;
+	stats = bpf_map_lookup_elem(&records, &place);
+	/* a place that userspace took back (the thread vanished) and gave to another */
+	return stats && stats->tid == tid ? stats : NULL;
+}
+
 /*
  * The thread's record, created on first use with its runtime and wait up
- * to base as already charged; NULL when the map is full.
+ * to base as already charged; NULL when every place is taken.
  */
 static __always_inline struct td_thread_stats *thread_stats(struct task_struct *task, __u32 tid,
 							    const struct charge_base *base)
 {
-	struct td_thread_stats *stats = bpf_map_lookup_elem(&threads, &tid);
-	__u32 zero = 0;
+	struct td_thread_stats *stats;
+	__u32 *entry, place, zero = 0;
+	__u64 *used;
 
-	if (stats)
+	stats = find_record(tid, &entry);
+	if (stats || !entry)
 		return stats;
-	stats = bpf_map_lookup_elem(&blank, &zero);
+	/*
+	 * Only the CPU a thread runs on, or its wakeup under its run queue's
+	 * lock, ever gets here for it: no two programs create one tid's record.
+	 */
+	if (bpf_map_pop_elem(&free_places, &place))
+		return NULL;
+	stats = bpf_map_lookup_elem(&records, &place);
 	if (!stats)
 		return NULL;
-	stats->tid = tid;
+	__builtin_memset(stats, 0, sizeof(*stats));
+	stats->place = place;
 	stats->tgid = BPF_CORE_READ(task, tgid);
 	stats->start_ns = BPF_CORE_READ(task, start_time);
 	stats->charged_runtime_ns = base->runtime_ns;
@@ -215,8 +266,13 @@ static __always_inline struct td_thread_stats *thread_stats(struct task_struct *
 	stats->last_cpu = -1;
 	stats->epoch = epoch;
 	BPF_CORE_READ_STR_INTO(&stats->comm, task, comm);
-	bpf_map_update_elem(&threads, &tid, stats, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&threads, &tid);
+	barrier(); /* tid last: userspace reads the records whose tid is set */
+	stats->tid = tid;
+	*entry = place + 1;
+	used = bpf_map_lookup_elem(&places_used, &zero);
+	if (used && *used <= place)
+		*used = place + 1;
+	return stats;
 }
 
 /* bpf_perf_event_read returns an error as a count in [-4095, -1]. */
@@ -292,15 +348,25 @@ static __always_inline void charge_time(struct td_thread_stats *stats, struct ta
 	stats->last_cpu = cpu;
 }
 
-/* A dead thread's last switch: send its totals and forget it. */
+/*
+ * A dead thread's last switch: send its totals and give its place back.
+ * Its index entry is cleared either way, so that a new thread with its
+ * tid starts a record of its own.
+ */
 static __always_inline void retire_thread(struct td_thread_stats *stats, __u32 tid)
 {
-	stats->exited = 1;
+	__u32 *entry = index_entry(tid), place = stats->place;
+
+	if (entry)
+		*entry = 0;
+	stats->exited = TD_EXIT_SENT;
 	if (bpf_ringbuf_output(&exits, stats, sizeof(*stats), 0)) {
+		stats->exited = TD_EXIT_IN_MAP;
 		__sync_fetch_and_add(&drops.exits_in_map, 1);
 		return;
 	}
-	bpf_map_delete_elem(&threads, &tid);
+	stats->tid = 0;
+	bpf_map_push_elem(&free_places, &place, 0);
 }
 
 /*
@@ -309,12 +375,12 @@ static __always_inline void retire_thread(struct td_thread_stats *stats, __u32 t
  */
 static __always_inline int on_switch_paused(struct task_struct *prev, const bool btf)
 {
-	__u32 tid = TASK_FIELD(btf, prev, pid);
+	__u32 tid = TASK_FIELD(btf, prev, pid), *entry;
 	struct td_thread_stats *stats;
 
 	if (!(task_state(prev, btf) & TASK_DEAD))
 		return 0;
-	stats = bpf_map_lookup_elem(&threads, &tid);
+	stats = find_record(tid, &entry);
 	if (stats)
 		retire_thread(stats, tid);
 	return 0;

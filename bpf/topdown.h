@@ -18,12 +18,12 @@ struct td_slot_sum {
 };
 
 /*
- * One thread's totals since the collector attached; key: tid. The same
- * record goes to the exit ring buffer, with exited set, when the thread
- * dies. start_ns tells a reused tid apart from the thread it replaced.
+ * One thread's totals since the collector attached. The same record goes
+ * to the exit ring buffer, with exited set, when the thread dies.
+ * start_ns tells a reused tid apart from the thread it replaced.
  */
 struct td_thread_stats {
-	__u32 tid;
+	__u32 tid;           /* 0: a free place in the records array */
 	__u32 tgid;
 	__u64 start_ns;
 	char comm[TD_TASK_COMM_LEN];
@@ -38,17 +38,38 @@ struct td_thread_stats {
 	__u64 unread_oncpu_ns; /* of oncpu_ns, the slices whose counters were not read: their
 				* start was never seen (see on_switch); userspace extrapolates */
 	__s32 last_cpu;      /* kernel bookkeeping: -1 before the first slice */
-	__u32 exited;        /* set when the exit record could not be sent: userspace reaps it */
+	__u32 exited;        /* TD_EXIT_SENT or TD_EXIT_IN_MAP once the thread has died */
 	__u32 epoch;         /* kernel bookkeeping: the counting period the charged_* figures belong to */
-	__u32 pad;
+	__u32 place;         /* kernel bookkeeping: the record's index in the records array */
+};
+
+#define TD_EXIT_SENT 1   /* the exit record went to the ring; the programs freed the place */
+#define TD_EXIT_IN_MAP 2 /* the full ring refused it: userspace reads the record and frees it */
+
+/*
+ * The thread records are an array, and a thread's place in it is found
+ * by its tid: an index of a u32 per tid (place + 1; 0: none), in blocks
+ * of TD_INDEX_BLOCK, the elements of an array map sized from pid_max.
+ * Both lookups are array indexing, which the verifier inlines, where a
+ * hash of tids cost a hash and a bucket walk on every switch of a target
+ * (docs/BENCHMARKS.md). The price is 4 bytes per possible pid: 128 KiB at
+ * a pid_max of 32768, 16 MiB at 4194304. Free places wait in a stack map;
+ * userspace fills it at start, the programs take a place for a new thread
+ * and give it back at the thread's exit.
+ */
+#define TD_INDEX_BLOCK 1024
+
+struct td_index_block {
+	__u32 place[TD_INDEX_BLOCK];
 };
 
 /* What the kernel side could not keep, reported with every run. */
 struct td_drop_counts {
-	__u64 slices;        /* slices not charged: the thread map was full */
+	__u64 slices;        /* slices not charged: every thread record was taken */
 	__u64 exits_in_map;  /* exit records the full ring buffer refused: kept
-			      * in the map, marked exited, reaped at the next drain
-			      * (nothing lost, but a sign the drain is too slow) */
+			      * in their records, marked TD_EXIT_IN_MAP, read and
+			      * freed at the next drain (nothing lost, but a sign
+			      * the drain is too slow) */
 	__u64 threads;       /* threads that died without a record (the map was
 			      * full all their life): absent from every run */
 	__u64 samples;       /* locate: samples taken on targets, kept or not */

@@ -1002,33 +1002,51 @@ static void test_pause_charges_nothing(void **state)
 }
 
 /*
- * A thread map of 4 entries for a process of 300 short threads and five
+ * A collector with places for max_threads records, following a process
+ * of 300 short threads (two at a time) and two I/O threads to its end;
+ * lines (room for 400) gets the threads' own report of themselves.
+ */
+static struct td_collector *follow_short_threads(uint32_t max_threads, struct report_line *lines, size_t *nr_lines,
+						 pid_t *child)
+{
+	char report[] = "/tmp/td-e2e-report-XXXXXX", err[512] = "";
+	struct td_collector_opts opts = { .events = &task_clock, .nr_events = 1, .max_threads = max_threads };
+	struct td_collector *c;
+	int go;
+
+	assert_non_null(lines);
+	close(mkstemp(report));
+	*child = e2e_spawn_workload(&go, report, "--duration-ms", "300", "--io-threads", "2", "--short-threads", "300",
+				    "--short-work-us", "200", NULL);
+	opts.pids = child;
+	opts.nr_pids = 1;
+	c = td_collector_new(&opts, err, sizeof(err));
+	if (!c)
+		fail_msg("collector: %s", err);
+	e2e_start_and_wait(c, *child, go);
+	*nr_lines = read_report(report, lines, 400);
+	unlink(report);
+	assert_int_equal(*nr_lines, 303);
+	return c;
+}
+
+/*
+ * Records for 4 threads, for a process of 300 short threads and five
  * long ones: most short threads never get a record. Every thread is
  * either in the rows, exited, or counted as lost: none goes missing
  * unreported.
  */
 static void test_lost_threads_are_counted_exactly(void **state)
 {
-	char report[] = "/tmp/td-e2e-report-XXXXXX", err[512] = "";
-	struct td_collector_opts opts = { .events = &task_clock, .nr_events = 1, .max_threads = 4 };
 	struct report_line *lines = calloc(400, sizeof(*lines));
-	struct td_collector *c;
 	size_t nr_lines, exited = 0, threads;
+	struct td_collector *c;
+	char err[512] = "";
 	pid_t child;
-	int go;
 
 	(void)state;
 	e2e_require_bpf();
-	close(mkstemp(report));
-	child = e2e_spawn_workload(&go, report, "--duration-ms", "300", "--io-threads", "2", "--short-threads", "300",
-				   "--short-work-us", "200", NULL);
-	opts.pids = &child;
-	opts.nr_pids = 1;
-	c = td_collector_new(&opts, err, sizeof(err));
-	if (!c)
-		fail_msg("collector: %s", err);
-	e2e_start_and_wait(c, child, go);
-	nr_lines = read_report(report, lines, 400);
+	c = follow_short_threads(4, lines, &nr_lines, &child);
 	threads = nr_lines + 2; /* the main thread and the spawner write no report line */
 	for (int attempt = 0; attempt < 100 && exited + td_collector_lost_threads(c) < threads; attempt++) {
 		struct td_thread_row *rows;
@@ -1041,15 +1059,112 @@ static void test_lost_threads_are_counted_exactly(void **state)
 			exited += (pid_t)rows[i].pid == child && rows[i].exited;
 		free(rows);
 	}
-	print_message("  %zu threads: %zu reported exited, %llu lost (map of 4), %llu slices dropped\n", threads,
+	print_message("  %zu threads: %zu reported exited, %llu lost (records for 4), %llu slices dropped\n", threads,
 		      exited, (unsigned long long)td_collector_lost_threads(c),
 		      (unsigned long long)td_collector_dropped(c));
-	assert_int_equal(nr_lines, 303);
 	assert_true(td_collector_lost_threads(c) > 0);
 	assert_int_equal(exited + td_collector_lost_threads(c), threads);
 	free(lines);
 	td_collector_free(c);
+}
+
+/*
+ * The records' places come back at each exit: the 300 short threads pass
+ * through 16 places, none lost, every one reported exited.
+ */
+static void test_places_are_reused(void **state)
+{
+	struct report_line *lines = calloc(400, sizeof(*lines));
+	struct td_thread_row *rows;
+	struct td_collector *c;
+	size_t nr_lines, nr_rows;
+	pid_t child;
+
+	(void)state;
+	e2e_require_bpf();
+	c = follow_short_threads(16, lines, &nr_lines, &child);
+	drain_until_exited(c, lines, nr_lines, &rows, &nr_rows);
+	print_message("  303 threads through 16 places: %llu lost, %llu slices dropped\n",
+		      (unsigned long long)td_collector_lost_threads(c), (unsigned long long)td_collector_dropped(c));
+	assert_int_equal(td_collector_lost_threads(c), 0);
+	assert_int_equal(td_collector_dropped(c), 0);
+	free(rows);
+	free(lines);
+	td_collector_free(c);
+}
+
+/*
+ * One process of short threads that all exit with no drain meanwhile;
+ * then drains until each is reported exited, and checks each is there once.
+ */
+static void churn_undrained(struct td_collector *c, const char *path, int short_threads)
+{
+	char report[] = "/tmp/td-e2e-report-XXXXXX", count[16];
+	size_t max_lines = short_threads + 8, nr_lines, nr_rows;
+	struct report_line *lines = calloc(max_lines, sizeof(*lines));
+	struct td_thread_row *rows;
+	pid_t child;
+	int go, status;
+
+	assert_non_null(lines);
+	close(mkstemp(report));
+	snprintf(count, sizeof(count), "%d", short_threads);
+	child = e2e_spawn_workload_at(path, &go, report, "--duration-ms", "10", "--io-threads", "1", "--short-threads",
+				      count, "--short-work-us", "1", NULL);
+	assert_int_equal(write(go, "g", 1), 1); /* the kernel made it a target at exec, by name */
+	close(go);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	nr_lines = read_report(report, lines, max_lines);
+	assert_int_equal(nr_lines, short_threads + 2); /* and the I/O thread and the spinner */
+	drain_until_exited(c, lines, nr_lines, &rows, &nr_rows);
+	for (size_t i = 0; i < nr_lines; i++) {
+		size_t seen = 0;
+
+		for (size_t r = 0; r < nr_rows; r++)
+			seen += rows[r].tid == (uint32_t)lines[i].tid && (pid_t)rows[r].pid == child;
+		assert_int_equal(seen, 1);
+	}
+	free(rows);
+	free(lines);
 	unlink(report);
+}
+
+/*
+ * More exits between two drains than the exit ring holds (about 13,000):
+ * the rest stay in their records, marked, and the drain reads them and
+ * frees their places. Twice, with places for 4,096 threads: the second
+ * process's kept exits need the places the first one's held.
+ */
+static void test_exits_beyond_the_ring_are_kept(void **state)
+{
+	char name[16], path[4096], err[512] = "";
+	const char *names[] = { name };
+	struct td_collector_opts opts = { .process_names = names, .nr_process_names = 1, .wait_for_targets = true,
+					  .events = &task_clock, .nr_events = 1, .max_threads = 4096 };
+	struct td_collector *c;
+	uint64_t kept_first;
+
+	(void)state;
+	e2e_require_bpf();
+	snprintf(name, sizeof(name), "tdw-k%d", getpid());
+	e2e_workload_link(name, path, sizeof(path));
+	c = td_collector_new(&opts, err, sizeof(err));
+	if (!c)
+		fail_msg("collector: %s", err);
+	churn_undrained(c, path, 16000);
+	kept_first = td_collector_exits_kept(c);
+	churn_undrained(c, path, 16000);
+	print_message("  2 x 16002 threads exited undrained: %llu then %llu exit records kept in the map, "
+		      "%llu lost, %llu slices dropped\n", (unsigned long long)kept_first,
+		      (unsigned long long)(td_collector_exits_kept(c) - kept_first),
+		      (unsigned long long)td_collector_lost_threads(c), (unsigned long long)td_collector_dropped(c));
+	assert_true(kept_first > 0);
+	assert_true(td_collector_exits_kept(c) > kept_first);
+	assert_int_equal(td_collector_lost_threads(c), 0);
+	assert_int_equal(td_collector_dropped(c), 0);
+	td_collector_free(c);
+	e2e_workload_unlink(path);
 }
 
 static void test_bpf_run_time_is_measured(void **state)
@@ -1189,6 +1304,8 @@ int main(void)
 		cmocka_unit_test(test_windows_report_and_forget),
 		cmocka_unit_test(test_pause_charges_nothing),
 		cmocka_unit_test(test_lost_threads_are_counted_exactly),
+		cmocka_unit_test(test_places_are_reused),
+		cmocka_unit_test(test_exits_beyond_the_ring_are_kept),
 		cmocka_unit_test(test_bpf_run_time_is_measured),
 		cmocka_unit_test(test_bpf_run_time_without_sys_admin),
 		cmocka_unit_test(test_absent_name_is_waited_for),

@@ -78,8 +78,10 @@ struct td_collector {
 	int stats_fd;  /* holds the kernel's BPF run-time statistics on; -1: off */
 	pid_t self;
 	uint32_t max_threads;
-	__u32 *batch_keys;
-	struct td_thread_stats *batch_values;
+	struct td_thread_stats *records; /* the records map, mapped: max_threads of them */
+	__u32 *record_index;             /* the record index, mapped: a place + 1 per tid below nr_index_tids */
+	size_t nr_index_tids;
+	__u64 *places_used;              /* per CPU, read from the places_used map */
 	struct track_table tracks;
 };
 
@@ -325,37 +327,57 @@ static void choose_attach_kind(struct td_collector *c, bool force_raw_tp)
 }
 
 /*
- * The pids the targets map covers: the kernel's pid_max now (and every
- * pid given), rounded up to whole blocks, a byte each: 32 KiB for the
- * default 32768, 4 MiB at the 64-bit limit. A process named later with a
- * pid above it, once pid_max has been raised, is not followed. One block
- * with --system-wide, which follows everything without looking.
+ * The pids the targets array and the record index cover: the kernel's
+ * pid_max now (and every pid given). A thread or process with a pid above
+ * it, once pid_max has been raised, is not followed.
  */
-static size_t target_blocks(const struct td_collector_opts *opts)
+static unsigned long covered_pids(const struct td_collector_opts *opts)
 {
 	char line[32];
 	unsigned long pids = 4194304; /* PID_MAX_LIMIT on 64-bit, if pid_max cannot be read */
 
-	if (opts->system_wide)
-		return 1;
 	if (!td_read_first_line("/proc/sys/kernel/pid_max", line, sizeof(line)))
 		pids = strtoul(line, NULL, 10);
 	for (size_t i = 0; i < opts->nr_pids; i++)
 		if (opts->pids[i] > 0 && (unsigned long)opts->pids[i] >= pids)
 			pids = opts->pids[i] + 1UL;
-	return pids ? (pids + TD_TARGET_BLOCK - 1) / TD_TARGET_BLOCK : 1;
+	return pids ? pids : 1;
 }
 
-/* Maps the targets array, where userspace sets and clears tgids in place. */
-static int map_targets(struct td_collector *c)
+static size_t blocks_of(unsigned long pids, size_t per_block)
 {
-	size_t bytes = (size_t)bpf_map__max_entries(c->skel->maps.targets) * TD_TARGET_BLOCK;
-	void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(c->skel->maps.targets), 0);
+	return (pids + per_block - 1) / per_block;
+}
 
-	if (mem == MAP_FAILED)
+/* A mapping of a BPF_F_MMAPABLE array map's whole value area, or NULL (errno set). */
+static void *map_array(const struct bpf_map *map, size_t *bytes)
+{
+	void *mem;
+
+	*bytes = (size_t)bpf_map__max_entries(map) * bpf_map__value_size(map);
+	mem = mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
+	return mem == MAP_FAILED ? NULL : mem;
+}
+
+/*
+ * Maps the targets array, where userspace sets and clears tgids in place,
+ * and the thread records and their index, and puts every record's place
+ * in the free stack: place 0 on top, so the records fill the array from
+ * its start.
+ */
+static int map_arrays(struct td_collector *c)
+{
+	int free_fd = bpf_map__fd(c->skel->maps.free_places);
+	size_t bytes;
+
+	if (!(c->targets = map_array(c->skel->maps.targets, &c->nr_target_pids)) ||
+	    !(c->records = map_array(c->skel->maps.records, &bytes)) ||
+	    !(c->record_index = map_array(c->skel->maps.record_index, &bytes)))
 		return -errno;
-	c->targets = mem;
-	c->nr_target_pids = bytes;
+	c->nr_index_tids = bytes / sizeof(*c->record_index);
+	for (__u32 place = c->max_threads; place-- > 0;)
+		if (bpf_map_update_elem(free_fd, NULL, &place, 0))
+			return -errno;
 	return 0;
 }
 
@@ -437,6 +459,7 @@ static int set_targets(struct td_collector *c, const struct td_collector_opts *o
 static int configure_skeleton(struct td_collector *c, const struct td_collector_opts *opts)
 {
 	struct topdown_bpf *s = c->skel;
+	unsigned long pids = covered_pids(opts);
 	int ret;
 
 	s->rodata->system_wide = opts->system_wide;
@@ -447,9 +470,13 @@ static int configure_skeleton(struct td_collector *c, const struct td_collector_
 	s->rodata->match_comm = opts->nr_process_names > 0;
 	choose_attach_kind(c, opts->force_raw_tp);
 	if ((ret = bpf_map__set_max_entries(s->maps.counters, c->nr_cpus * TD_MAX_SLOTS)) ||
-	    (ret = bpf_map__set_max_entries(s->maps.threads, c->max_threads)) ||
+	    (ret = bpf_map__set_max_entries(s->maps.records, c->max_threads)) ||
+	    (ret = bpf_map__set_max_entries(s->maps.free_places, c->max_threads)) ||
+	    (ret = bpf_map__set_max_entries(s->maps.record_index, blocks_of(pids, TD_INDEX_BLOCK))) ||
 	    (ret = bpf_map__set_max_entries(s->maps.exits, EXIT_RING_BYTES)) ||
-	    (ret = bpf_map__set_max_entries(s->maps.targets, target_blocks(opts))))
+	    /* one block with --system-wide, which follows everything without looking */
+	    (ret = bpf_map__set_max_entries(s->maps.targets, opts->system_wide ? 1 :
+					    blocks_of(pids, TD_TARGET_BLOCK))))
 		return ret;
 	/* Without sampling, locate's maps stay at one entry: a stack slot is 1 KiB. */
 	if ((ret = bpf_map__set_max_entries(s->maps.stack_traces, !opts->sample ? 1 :
@@ -480,8 +507,8 @@ static int load_and_attach(struct td_collector *c, const struct td_collector_opt
 			 strerror(-ret));
 		return ret;
 	}
-	if ((ret = map_targets(c))) {
-		snprintf(err, errlen, "cannot map the targets array: %s", strerror(-ret));
+	if ((ret = map_arrays(c))) {
+		snprintf(err, errlen, "cannot map the targets and thread records: %s", strerror(-ret));
 		return ret;
 	}
 	/* flush_cpu has no attach point: the skeleton leaves it alone. */
@@ -578,9 +605,8 @@ static int alloc_buffers(struct td_collector *c, const struct td_collector_opts 
 		return -EINVAL;
 	if (copy_process_names(c, opts))
 		return -ENOMEM;
-	c->batch_keys = calloc(c->max_threads, sizeof(*c->batch_keys));
-	c->batch_values = calloc(c->max_threads, sizeof(*c->batch_values));
-	return c->batch_keys && c->batch_values ? 0 : -ENOMEM;
+	c->places_used = calloc(c->nr_cpus, sizeof(*c->places_used));
+	return c->places_used ? 0 : -ENOMEM;
 }
 
 /* Runs flush_cpu on every CPU so in-flight slices are charged up to now. */
@@ -660,6 +686,10 @@ void td_collector_free(struct td_collector *c)
 	free(c->sample_cpus);
 	if (c->targets)
 		munmap(c->targets, c->nr_target_pids);
+	if (c->records)
+		munmap(c->records, (size_t)c->max_threads * sizeof(*c->records));
+	if (c->record_index)
+		munmap(c->record_index, c->nr_index_tids * sizeof(*c->record_index));
 	topdown_bpf__destroy(c->skel); /* detach before the counters go */
 	td_pmu_close(c->counters);
 	if (c->stats_fd >= 0)
@@ -668,8 +698,7 @@ void td_collector_free(struct td_collector *c)
 		free(c->process_names[n]);
 	free(c->process_names);
 	free(c->found);
-	free(c->batch_keys);
-	free(c->batch_values);
+	free(c->places_used);
 	free(c->tracks.items);
 	free(c->tracks.sums);
 	free(c->tracks.index);
@@ -716,35 +745,56 @@ void td_collector_sample_tally(const struct td_collector *c, struct td_sample_ta
 	tally->lost_stacks = c->skel->bss->drops.stacks_lost;
 }
 
-/* Dead threads whose exit record did not fit the ring: reap them here. */
-static void reap_exited(struct td_collector *c, const struct td_thread_stats *stats)
+/* Gives a record's place back to the programs; its thread is gone and no program holds it. */
+static void free_place(struct td_collector *c, __u32 place)
 {
-	__u32 tid = stats->tid;
-
-	bpf_map_delete_elem(bpf_map__fd(c->skel->maps.threads), &tid);
+	__atomic_store_n(&c->records[place].tid, 0, __ATOMIC_RELEASE);
+	/* cannot fail: the stack holds every place, and this one was out of it */
+	bpf_map_update_elem(bpf_map__fd(c->skel->maps.free_places), NULL, &place, 0);
 }
 
-static int read_thread_map(struct td_collector *c)
+/* One above the highest place any CPU gave out. */
+static int places_used(struct td_collector *c, __u32 *used)
 {
-	int fd = bpf_map__fd(c->skel->maps.threads);
-	__u32 batch_token = 0, count;
-	bool first = true;
+	__u32 zero = 0;
+
+	*used = 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.places_used), &zero, c->places_used))
+		return -errno;
+	for (int cpu = 0; cpu < c->nr_cpus; cpu++)
+		if (c->places_used[cpu] > *used)
+			*used = c->places_used[cpu];
+	return 0;
+}
+
+/*
+ * Reads the records in place. The programs set a record's tid last, so
+ * one with its tid set is whole; a tid that changed during the copy (the
+ * thread died, its place went to another) is read at the next drain.
+ * Threads whose exit record did not fit the ring are reaped here.
+ */
+static int read_records(struct td_collector *c)
+{
+	struct td_thread_stats copy;
+	__u32 used;
 	int ret;
 
-	do {
-		count = c->max_threads;
-		ret = bpf_map_lookup_batch(fd, first ? NULL : &batch_token, &batch_token,
-					   c->batch_keys, c->batch_values, &count, NULL);
-		if (ret && errno != ENOENT)
-			return -errno;
-		for (__u32 i = 0; i < count; i++) {
-			if (track_update(c, &c->batch_values[i]))
-				return -ENOMEM;
-			if (c->batch_values[i].exited)
-				reap_exited(c, &c->batch_values[i]);
-		}
-		first = false;
-	} while (!ret);
+	if ((ret = places_used(c, &used)))
+		return ret;
+	for (__u32 place = 0; place < used && place < c->max_threads; place++) {
+		const struct td_thread_stats *record = &c->records[place];
+		__u32 tid = __atomic_load_n(&record->tid, __ATOMIC_ACQUIRE);
+
+		if (!tid)
+			continue;
+		memcpy(&copy, record, sizeof(copy));
+		if (__atomic_load_n(&record->tid, __ATOMIC_ACQUIRE) != tid || copy.tid != tid)
+			continue;
+		if (track_update(c, &copy))
+			return -ENOMEM;
+		if (copy.exited == TD_EXIT_IN_MAP)
+			free_place(c, place);
+	}
 	return 0;
 }
 
@@ -788,7 +838,7 @@ static int refresh_tracks(struct td_collector *c, char *err, size_t errlen)
 	/* Exits first, then the live threads, then exits that raced the read. */
 	ret = ring_buffer__consume(c->exit_ring);
 	if (ret >= 0)
-		ret = read_thread_map(c);
+		ret = read_records(c);
 	if (ret >= 0)
 		ret = ring_buffer__consume(c->exit_ring);
 	if (ret < 0) {
@@ -878,6 +928,19 @@ static bool track_vanished(const struct track *t)
 	return !t->active && kill(t->now.tid, 0) && errno == ESRCH;
 }
 
+/* A vanished thread's record: out of the index, its place given back. */
+static void forget_record(struct td_collector *c, __u32 tid)
+{
+	__u32 *entry = tid < c->nr_index_tids ? &c->record_index[tid] : NULL;
+	__u32 place_plus_1 = entry ? __atomic_load_n(entry, __ATOMIC_ACQUIRE) : 0;
+
+	/* no entry, or one the programs gave to a newer thread with this tid */
+	if (!place_plus_1 || place_plus_1 > c->max_threads || c->records[place_plus_1 - 1].tid != tid)
+		return;
+	__atomic_store_n(entry, 0, __ATOMIC_RELEASE);
+	free_place(c, place_plus_1 - 1);
+}
+
 /*
  * Keeps the tracks of live threads, each starting the next window; drops
  * exited and vanished ones (and the kernel's record of a vanished one).
@@ -886,7 +949,6 @@ static bool track_vanished(const struct track *t)
 static int forget_window(struct td_collector *c)
 {
 	struct track_table *t = &c->tracks;
-	int threads_fd = bpf_map__fd(c->skel->maps.threads);
 	size_t kept = 0, cap, index_cap;
 
 	for (size_t i = 0; i < t->count; i++) {
@@ -895,9 +957,7 @@ static int forget_window(struct td_collector *c)
 		if (track->now.exited)
 			continue;
 		if (track_vanished(track)) {
-			__u32 tid = track->now.tid;
-
-			bpf_map_delete_elem(threads_fd, &tid);
+			forget_record(c, track->now.tid);
 			continue;
 		}
 		track->window_base = track->now;
@@ -996,6 +1056,11 @@ size_t td_collector_group_count(const struct td_collector *c)
 uint64_t td_collector_lost_threads(const struct td_collector *c)
 {
 	return c->skel->bss->drops.threads;
+}
+
+uint64_t td_collector_exits_kept(const struct td_collector *c)
+{
+	return c->skel->bss->drops.exits_in_map;
 }
 
 bool td_collector_bpf_always_timed(void)

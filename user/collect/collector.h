@@ -36,7 +36,7 @@ struct td_collector_opts {
 	const struct td_counter_plan *plan;
 	unsigned max_group_events; /* tests force rotation of software events with it */
 	const char *pmu_cpus;     /* CPUs the events' PMU covers (sysfs cpu list); NULL: all */
-	uint32_t max_threads;     /* thread map capacity; 0: a default */
+	uint32_t max_threads;     /* thread records: how many threads can have one at once; 0: a default */
 	bool force_raw_tp;        /* skip the tp_btf probe: tests the fallback path */
 	const struct td_sample_opts *sample; /* locate: sample this event's stacks; NULL: no sampling */
 };
@@ -113,17 +113,24 @@ int td_collector_end_window(struct td_collector *collector, struct td_thread_row
 void td_collector_pause(struct td_collector *collector);
 int td_collector_resume(struct td_collector *collector, char *err, size_t errlen);
 
-/* Slices the kernel could not charge (full thread map) since start. */
+/* Slices the kernel could not charge (every thread record taken) since start. */
 uint64_t td_collector_dropped(const struct td_collector *collector);
 
 /* Counter groups that take turns (td_collector_rotate); 1 when all count at once. */
 size_t td_collector_group_count(const struct td_collector *collector);
 
 /*
- * Threads that died without ever having a record (the thread map was
+ * Threads that died without ever having a record (the records were
  * full all their life) since start: missing from every row. Exact.
  */
 uint64_t td_collector_lost_threads(const struct td_collector *collector);
+
+/*
+ * Exit records the full exit ring refused since start: each stayed in the
+ * records until the next drain read it, so nothing was lost, but the
+ * drains are too far apart for the threads' churn.
+ */
+uint64_t td_collector_exits_kept(const struct td_collector *collector);
 
 /*
  * Whether this kernel loads BPF_PROG_TYPE_TRACING programs on

@@ -28,7 +28,9 @@
 # ALSO: other builds (say, the commit before a change), each a directory
 # holding a topdown binary; their target, filter and system-wide rows
 # (topdown-target-LABEL ...) are measured in the same interleaved rounds.
-# SAMPLES=FILE keeps every round's figures (name, ops/s, ns per switch).
+# Each round measures every configuration once, in a random order.
+# SAMPLES=FILE keeps every round's figures (name, ops/s, ns per switch),
+# each round after a line "round N".
 # After the table: the issue's goals and each ALSO build against BUILD_DIR,
 # as ratios paired within each round.
 set -euo pipefail
@@ -112,19 +114,46 @@ measure() {
 	echo "$name $ops $cost" >>"$work/samples"
 }
 
-for round in $(seq "$rounds"); do
-	echo "$(printf 'none %s n/a' "$(pipe_ops)")" >>"$work/samples"
-	measure perf-stat - -- perf stat -a -e "$events" -- sleep 3600
-	echo "$(printf 'perf-stat-task %s n/a' "$(pipe_ops perf stat -e "$events" --)")" >>"$work/samples"
-	for build in "=$out" ${ALSO:-}; do
-		label=${build%%=*} bin=${build#*=}/topdown
-		measure "topdown-target${label:+-$label}" switch_btf -- "$bin" collect --process perf --events "$events" --duration 1h --db "$db"
-		measure "topdown-filter${label:+-$label}" switch_btf -- "$bin" collect --process td-bench-idle --duration 1h --db "$db"
-		measure "topdown-system-wide${label:+-$label}" switch_btf -- "$bin" collect --system-wide --events "$events" --duration 1h --db "$db"
+# The configurations, each "NAME PATH BINARY" for topdown's ("PATH -"
+# for the others). Each round measures them all in a new random order: in
+# a fixed order, a configuration always measured right after another
+# (say, the target path after perf's per-task counting) carries whatever
+# that position costs, and the paired ratios would not cancel it.
+configs=("none - -" "perf-stat - -" "perf-stat-task - -")
+for build in "=$out" ${ALSO:-}; do
+	label=${build%%=*} bin=${build#*=}/topdown
+	for path in target filter system-wide; do
+		configs+=("topdown-$path${label:+-$label} $path $bin")
 	done
-	measure minimal-reads minimal_switch -- "$out/td-minimal-reads" "$events"
-	measure minimal-reads-timed minimal_switch -- "$out/td-minimal-reads" --timed "$events"
-	measure empty-program empty_switch -- "$out/td-minimal-reads" --empty
+done
+configs+=("minimal-reads - -" "minimal-reads-timed - -" "empty-program - -")
+
+# run_config NAME PATH BINARY: one measurement of a configuration, into the samples
+run_config() {
+	local name=$1 path=$2 bin=$3
+	case $name in
+	none) echo "none $(pipe_ops) n/a" >>"$work/samples" ;;
+	perf-stat) measure perf-stat - -- perf stat -a -e "$events" -- sleep 3600 ;;
+	perf-stat-task) echo "perf-stat-task $(pipe_ops perf stat -e "$events" --) n/a" >>"$work/samples" ;;
+	minimal-reads) measure minimal-reads minimal_switch -- "$out/td-minimal-reads" "$events" ;;
+	minimal-reads-timed) measure minimal-reads-timed minimal_switch -- "$out/td-minimal-reads" --timed "$events" ;;
+	empty-program) measure empty-program empty_switch -- "$out/td-minimal-reads" --empty ;;
+	*)
+		case $path in
+		target) set -- collect --process perf --events "$events" ;;
+		filter) set -- collect --process td-bench-idle ;;
+		system-wide) set -- collect --system-wide --events "$events" ;;
+		esac
+		measure "$name" switch_btf -- "$bin" "$@" --duration 1h --db "$db" ;;
+	esac
+}
+
+for round in $(seq "$rounds"); do
+	echo "round $round" >>"$work/samples"
+	while read -r config <&3; do # not stdin: the commands measured may read it
+		# shellcheck disable=SC2086 # the three words of a configuration
+		run_config $config
+	done 3< <(printf '%s\n' "${configs[@]}" | shuf)
 	echo "round $round/$rounds done" >&2
 done
 
@@ -153,7 +182,7 @@ done
 # cancels much of that drift.
 paired() {
 	awk -v a="$1" -v b="$2" -v f="$3" -v diff="${4:-}" '
-		$1 == "none" { round++ }
+		$1 == "round" { round++ }
 		$1 == a && $f != "n/a" { va[round] = $f }
 		$1 == b && $f != "n/a" { vb[round] = $f }
 		END { for (r in va) if (r in vb && vb[r] > 0) print diff ? va[r] - vb[r] : va[r] / vb[r] }' "$work/samples" |

@@ -526,12 +526,19 @@ static struct td_thread_row spinner_row(const char *run_id, size_t *nr_events)
 /*
  * --events with two counter groups: they take turns within each window
  * (a second each of a 2 s window), so every event of the spinner was
- * counted for about half of its counted time, the two halves make at most
- * the whole (less the share of slices whose switch-in this VM's kernel
- * did not show, which no group reads and which the stored run does not
- * keep: docs/DESIGN.md, "On-CPU time"), and task-clock scaled up to the
- * window comes near the spinner's on-CPU time (loosely: this guest's perf
- * clocks drift from the scheduler's by up to 15%, docs/DESIGN.md).
+ * counted for at most half of its counted time, and task-clock scaled up
+ * to the window comes near the spinner's on-CPU time (loosely: this
+ * guest's perf clocks drift from the scheduler's by up to 15%,
+ * docs/DESIGN.md).
+ *
+ * The two halves make at most the whole, less the slices whose switch-in
+ * this VM's kernel did not show: no group reads those, and the stored run
+ * keeps only what each group read (docs/DESIGN.md, "On-CPU time"). One
+ * such slice can take most of a turn, since it lasts until the next drain
+ * finds the spinner running (once in CI: group 1 read 0.04 of a window,
+ * group 2 0.50). So each group must have read its half less at most
+ * what went unread in the window, whichever turn that was in, and it may
+ * have read nothing only when a whole turn went unread.
  */
 static void test_counter_groups_take_turns_within_a_window(void **state)
 {
@@ -551,21 +558,25 @@ static void test_counter_groups_take_turns_within_a_window(void **state)
 		size_t nr_events;
 		struct td_thread_row row = spinner_row(runs[i].id, &nr_events);
 		double first = row.counters[0].running_fraction, last = row.counters[8].running_fraction;
+		/* slack: the spinner may run less in one turn than in the other, when others want its CPU */
+		double unread = 1.0 - first - last, turn = 0.5, slack = 0.1;
 		double scaled_error = fabs(row.counters[0].value - (double)row.oncpu_ns) / row.oncpu_ns;
 
 		assert_int_equal(nr_events, NR_GROUPED_EVENTS);
-		print_message("  window %zu: group 1 counted %.2f of it, group 2 %.2f; task-clock %.3f s, on-CPU %.3f s\n",
-			      i, first, last, row.counters[0].value / 1e9, row.oncpu_ns / 1e9);
+		print_message("  window %zu: group 1 counted %.2f of it, group 2 %.2f, unread %.2f; "
+			      "task-clock %.3f s, on-CPU %.3f s\n",
+			      i, first, last, unread, row.counters[0].value / 1e9, row.oncpu_ns / 1e9);
 		for (size_t e = 0; e < NR_GROUPED_EVENTS; e++) {
 			double fraction = row.counters[e].running_fraction;
 
-			assert_false(isnan(row.counters[e].value));
-			assert_true(fraction > 0);
+			/* read for some of its turn, or none of it read at all */
+			assert_true(fraction > 0 ? !isnan(row.counters[e].value) : unread > turn - slack);
 			assert_true(fabs(fraction - (e < 8 ? first : last)) < 0.02); /* a group counts together */
 		}
-		assert_true(first / (first + last) > 0.25 && first / (first + last) < 0.75);
-		assert_true(first + last <= 1.0 + 1e-9);
-		assert_true(scaled_error < 0.3);
+		assert_true(unread >= -1e-9); /* never both groups at once */
+		assert_true(first < turn + slack && last < turn + slack);
+		assert_true(first + unread > turn - slack && last + unread > turn - slack);
+		assert_true(first == 0 || scaled_error < 0.3);
 	}
 	td_run_summaries_free(runs, count);
 	done();

@@ -31,6 +31,10 @@
 # Each round measures every configuration once, in a random order.
 # SAMPLES=FILE keeps every round's figures (name, ops/s, ns per switch),
 # each round after a line "round N".
+# ONLY=REGEX measures only the configurations whose names match (an
+# extended regex over the whole name, e.g. 'topdown-system-wide.*|minimal-reads'),
+# and NS_ONLY=1 skips the throughput runs: a quick comparison of builds'
+# BPF cost per switch, a few seconds a configuration.
 # After the table: the issue's goals and each ALSO build against BUILD_DIR,
 # as ratios paired within each round.
 set -euo pipefail
@@ -84,8 +88,11 @@ prog_cost() {
 }
 
 wait_for_prog() { # NAME PID: until PID has attached a BPF program (a link fd)
+	local fd
 	for _ in $(seq 400); do
-		ls -l /proc/"$2"/fd 2>/dev/null | grep -q 'bpf[-_]link' && return
+		for fd in /proc/"$2"/fd/*; do
+			case $(readlink "$fd" 2>/dev/null) in *bpf[-_]link*) return ;; esac
+		done
 		kill -0 "$2" 2>/dev/null || break
 		sleep 0.05
 	done
@@ -99,7 +106,8 @@ measure() {
 	"$@" >/dev/null 2>"$work/cmd.err" &
 	pid=$!
 	if [ "$prog" != - ]; then wait_for_prog "$prog" $pid; else sleep 0.5; fi
-	ops=$(pipe_ops)
+	ops=n/a
+	[ -n "${NS_ONLY:-}" ] || ops=$(pipe_ops)
 	if [ "$prog" != - ]; then
 		sysctl -qw kernel.bpf_stats_enabled=1
 		pipe_run $((loops / 4)) >/dev/null
@@ -127,6 +135,10 @@ for build in "=$out" ${ALSO:-}; do
 	done
 done
 configs+=("minimal-reads - -" "minimal-reads-timed - -" "empty-program - -")
+if [ -n "${ONLY:-}" ]; then
+	mapfile -t configs < <(printf '%s\n' "${configs[@]}" | grep -E "^(${ONLY}) " || true)
+	[ ${#configs[@]} -gt 0 ] || { echo "bench: ONLY='$ONLY' matches no configuration" >&2; exit 2; }
+fi
 
 # run_config NAME PATH BINARY: one measurement of a configuration, into the samples
 run_config() {
@@ -168,11 +180,13 @@ for build in ${ALSO:-}; do
 	names="$names topdown-target-${build%%=*} topdown-filter-${build%%=*} topdown-system-wide-${build%%=*}"
 done
 for name in $names minimal-reads minimal-reads-timed empty-program; do
-	ops=$(awk -v n="$name" '$1 == n {print $2}' "$work/samples" | median)
+	grep -q "^$name " "$work/samples" || continue # left out by ONLY
+	ops=$(awk -v n="$name" '$1 == n && $2 != "n/a" {print $2}' "$work/samples" | median)
 	cost=$(awk -v n="$name" '$1 == n && $3 != "n/a" {print $3}' "$work/samples" | median)
-	ratio=n/a
+	ratio=n/a vs_none=n/a
 	[ "$cost" != n/a ] && [ "$minimal" != n/a ] && ratio=$(awk -v a="$cost" -v b="$minimal" 'BEGIN {printf "%.2fx", a / b}')
-	echo "| $name | $ops | $(awk -v a="$ops" -v b="$base" 'BEGIN {printf "%.2f", a / b}') | $cost | $ratio |"
+	[ "$ops" != n/a ] && [ "$base" != n/a ] && vs_none=$(awk -v a="$ops" -v b="$base" 'BEGIN {printf "%.2f", a / b}')
+	echo "| $name | $ops | $vs_none | $cost | $ratio |"
 done
 
 # paired A B FIELD [diff]: the ratio A/B of FIELD (2: ops/s, 3: ns per

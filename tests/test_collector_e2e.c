@@ -595,6 +595,22 @@ static void check_rotation_interval(const struct td_thread_row *row, size_t inte
 			    (row->voluntary_switches + row->involuntary_switches + 5) / (1 - unread_share));
 }
 
+/* The spinner's on-CPU time since the collector started, as of its last drain or rotation. */
+static double spinner_oncpu_ns(const struct td_collector *c)
+{
+	const struct td_thread_row *row;
+	struct td_thread_row *rows;
+	double oncpu;
+	size_t n;
+
+	assert_int_equal(td_collector_totals(c, &rows, &n), 0);
+	row = find_tid(rows, n, atomic_load(&spinner_tid));
+	assert_non_null(row);
+	oncpu = row->oncpu_ns;
+	free(rows);
+	return oncpu;
+}
+
 /*
  * Ten software events, groups of four: each event is counted one interval
  * in three, whole-run counts are scaled by the share of time counted, and
@@ -637,22 +653,6 @@ static void check_rotation_interval(const struct td_thread_row *row, size_t inte
  * check now and then: it is off by the drift of perf's rate between
  * intervals.)
  */
-/* The spinner's on-CPU time since the collector started, as of its last drain or rotation. */
-static double spinner_oncpu_ns(const struct td_collector *c)
-{
-	const struct td_thread_row *row;
-	struct td_thread_row *rows;
-	double oncpu;
-	size_t n;
-
-	assert_int_equal(td_collector_totals(c, &rows, &n), 0);
-	row = find_tid(rows, n, atomic_load(&spinner_tid));
-	assert_non_null(row);
-	oncpu = row->oncpu_ns;
-	free(rows);
-	return oncpu;
-}
-
 static void test_rotation_counts_each_group_in_turn(void **state)
 {
 	struct td_event events[ROTATION_EVENTS];

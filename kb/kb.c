@@ -537,17 +537,32 @@ static int build_model(struct kb_model *km, char *err, size_t errlen)
 	return 0;
 }
 
-static int link_e_cores(struct td_kb *kb, char *err, size_t errlen)
+static struct td_model *model_named(struct td_kb *kb, const char *name)
+{
+	for (size_t k = 0; k < kb->n_models; k++)
+		if (strcmp(kb->models[k].pub.name, name) == 0)
+			return &kb->models[k].pub;
+	return NULL;
+}
+
+/* The models one names in another: ecore and alternate_for. */
+static int link_models(struct td_kb *kb, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < kb->n_models; i++) {
 		struct kb_model *km = &kb->models[i];
-		if (!km->e_core_name)
-			continue;
-		for (size_t k = 0; k < kb->n_models && !km->pub.e_core; k++)
-			if (strcmp(kb->models[k].pub.name, km->e_core_name) == 0)
-				km->pub.e_core = &kb->models[k].pub;
-		if (!km->pub.e_core)
+		struct td_model *main_model;
+
+		if (km->e_core_name && !(km->pub.e_core = model_named(kb, km->e_core_name)))
 			return model_fail(km, NULL, "the ecore model is not defined", err, errlen);
+		if (!km->alternate_for_name)
+			continue;
+		main_model = model_named(kb, km->alternate_for_name);
+		if (!main_model || main_model->alternate_for || main_model->gp_alternate ||
+		    main_model->vendor != km->pub.vendor)
+			return model_fail(km, NULL, "alternate_for names no main model of the same vendor "
+					  "without a variant", err, errlen);
+		km->pub.alternate_for = main_model;
+		main_model->gp_alternate = &km->pub;
 	}
 	return 0;
 }
@@ -566,7 +581,7 @@ struct td_kb *td_kb_parse(const char *text, char *err, size_t errlen)
 	for (size_t i = 0; i < kb->n_models && !rc; i++)
 		rc = build_model(&kb->models[i], err, errlen);
 	if (!rc)
-		rc = link_e_cores(kb, err, errlen);
+		rc = link_models(kb, err, errlen);
 	if (rc) {
 		td_kb_free(kb);
 		return NULL;

@@ -130,6 +130,12 @@ struct td_model {
 	bool level1_sums;      /* the level-1 nodes add up to 1 */
 	const char *notes;     /* what every output for this model must say, or NULL */
 	const struct td_model *e_core; /* hybrid parts: the cpu_atom model */
+	/* The variant on general-purpose counters only, for hosts where the
+	 * fixed counters or PERF_METRICS do not open (most VMs); NULL when
+	 * the model has none. alternate_for is the way back: the model a
+	 * variant stands in for, NULL for a main model. */
+	const struct td_model *gp_alternate;
+	const struct td_model *alternate_for;
 
 	const struct td_event_def *events;
 	size_t n_events;

@@ -52,6 +52,7 @@ struct kb_model {
 	struct kb_detect_rule *rules;
 	size_t n_rules, cap_rules;
 	const char *e_core_name;
+	const char *alternate_for_name; /* "alternate_for NAME" */
 	struct kb_name *index; /* hash table of index_mask + 1 cells */
 	size_t index_mask;
 	const char *file; /* where the model was defined, for errors */

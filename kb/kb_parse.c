@@ -14,6 +14,9 @@
  *   perf_metrics              the events include Intel topdown-* metrics
  *   l1sum                     the level-1 nodes add up to 1
  *   ecore NAME                the model of this part's E-cores
+ *   alternate_for NAME        this model is NAME's variant on general-purpose
+ *                             counters only, for hosts without its fixed
+ *                             counters or PERF_METRICS
  *   note TEXT                 shown with every result of the model
  *   detect KEY=V,...          CPU match; keys family model stepping
  *                             implementer part variant revision; values
@@ -403,6 +406,8 @@ static int parse_model_field(struct parser *p, const char *keyword, char *rest)
 		m->pmu = next_word(&rest);
 	else if (strcmp(keyword, "ecore") == 0)
 		p->model->e_core_name = next_word(&rest);
+	else if (strcmp(keyword, "alternate_for") == 0)
+		p->model->alternate_for_name = next_word(&rest);
 	else if (strcmp(keyword, "perf_metrics") == 0)
 		m->perf_metrics = true;
 	else if (strcmp(keyword, "l1sum") == 0)

@@ -6,11 +6,14 @@
  *     compiled by kb/expr, on 1000 plausible counter vectors per model;
  *   - the tree (levels, parents) is the reference tree, complete to level 3;
  *   - every event encoding is the one the reference event files give;
- *   - every CPU the reference maps to a model is detected as that model.
+ *   - every CPU the reference maps to a model is detected as that model;
+ *   - Intel's general-counter variants (icx-alt, ...) against Intel's own
+ *     alternate metrics (intel/alt): formulas, thresholds, tree, events.
  * Deliberate differences: the Arm level-1 formulas name the slot width
  * #slots where Arm writes the number, so sysfs caps/slots can override it;
  * with #slots set to the file's num_slots they must agree exactly.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -31,14 +34,14 @@
 
 #define VECTORS 1000
 
-enum ref_kind { REF_INTEL, REF_ARM, REF_AMD };
+enum ref_kind { REF_INTEL, REF_ARM, REF_AMD, REF_INTEL_ALT };
 
 /* Which reference file defines each model. */
 static const struct ref_source {
 	const char *model;
 	enum ref_kind kind;
-	const char *dir;   /* intel/<dir>, arm/<dir>.json, amd/<dir> */
-	const char *file;  /* Intel metrics file */
+	const char *dir;   /* intel/<dir>, arm/<dir>.json, amd/<dir>; the event files for alt */
+	const char *file;  /* Intel metrics file; intel/alt/<file> for alt */
 	const char *unit;  /* hybrid Intel: the PMU of the metrics */
 } sources[] = {
 	{ "skl", REF_INTEL, "skylake", "skl-metrics.json", NULL },
@@ -68,6 +71,10 @@ static const struct ref_source {
 	{ "neoverse-n3", REF_ARM, "neoverse-n3", NULL, NULL },
 	{ "zen4", REF_AMD, "amdzen4", NULL, NULL },
 	{ "zen5", REF_AMD, "amdzen5", NULL, NULL },
+	{ "icx-alt", REF_INTEL_ALT, "icelakex", "icx_alt_tma_metrics.json", NULL },
+	{ "spr-alt", REF_INTEL_ALT, "sapphirerapids", "spr_alt_tma_metrics.json", NULL },
+	{ "emr-alt", REF_INTEL_ALT, "emeraldrapids", "emr_alt_tma_metrics.json", NULL },
+	{ "gnr-alt", REF_INTEL_ALT, "graniterapids", "gnr_alt_tma_metrics.json", NULL },
 };
 
 /* The Info metrics every Intel model must offer, by core type. */
@@ -146,6 +153,7 @@ static uint64_t hex(json_t *obj, const char *key)
 
 struct ref_metric {
 	const char *name, *expr, *threshold;
+	char name_buf[128], *expr_buf, *threshold_buf; /* alt: rewritten into the forms above */
 	bool fraction;  /* ScaleUnit 100% / units "percent of ..." */
 	double scale;   /* what the reference multiplies by to show it */
 	int level;      /* tree level, 0 off-tree */
@@ -245,6 +253,85 @@ static size_t amd_metrics(json_t *file, struct ref_metric *out, size_t cap)
 	return n;
 }
 
+/* Intel's alternate metrics name nodes ("Frontend_Bound"); the kb, as
+ * perf, names them tma_frontend_bound. */
+static void alt_metric_name(const char *node, char *out, size_t len)
+{
+	size_t i = snprintf(out, len, "tma_");
+	for (; *node && i + 1 < len; node++)
+		out[i++] = (char)(*node >= 'A' && *node <= 'Z' ? *node - 'A' + 'a' : *node);
+	out[i] = '\0';
+}
+
+/*
+ * An alternate formula with each one-letter alias replaced: events by
+ * their kb form (EVENT:c1 is cpu@EVENT\,cmask\=1@), threshold metrics
+ * ("metric_TMA_..Fetch_Latency(%)") by 100 * the kb metric, as they are
+ * percent there. The whole is divided by 100 when it is a formula.
+ */
+static char *alt_formula(const char *formula, json_t *aliases, const char *value_key, bool percent)
+{
+	size_t cap = 8192, n = 0;
+	char *out = malloc(cap);
+	assert_non_null(out);
+	n += snprintf(out + n, cap - n, "%s", percent ? "(" : "");
+	for (const char *c = formula; *c; c++) {
+		bool alias = *c >= 'a' && *c <= 'z' && (c == formula || !isalnum((unsigned char)c[-1])) &&
+			     !isalnum((unsigned char)c[1]) && c[1] != '_' && c[1] != '(';
+		json_t *a;
+		size_t i;
+		const char *value = NULL;
+		if (alias)
+			json_array_foreach(aliases, i, a)
+				if (str(a, "Alias")[0] == *c && !str(a, "Alias")[1])
+					value = str(a, value_key);
+		if (!value) {
+			out[n++] = *c;
+		} else if (!percent) { /* a threshold's metric, in percent */
+			char node[128], name[128];
+			const char *start = strstr(value, "TMA_") + 4;
+			start += strspn(start, ".");
+			snprintf(node, sizeof(node), "%.*s", (int)strcspn(start, "("), start);
+			alt_metric_name(node, name, sizeof(name));
+			n += snprintf(out + n, cap - n, "(100 * %s)", name);
+		} else if (strstr(value, ":c")) {
+			const char *mod = strstr(value, ":c");
+			n += snprintf(out + n, cap - n, "cpu@%.*s\\,cmask\\=%s@", (int)(mod - value), value, mod + 2);
+		} else {
+			n += snprintf(out + n, cap - n, "%s", value);
+		}
+		assert_true(n < cap - 64);
+	}
+	snprintf(out + n, cap - n, "%s", percent ? ") / 100" : "");
+	return out;
+}
+
+static size_t intel_alt_metrics(json_t *file, struct ref_metric *out, size_t cap)
+{
+	size_t n = 0, i;
+	json_t *m;
+	json_array_foreach(json_object_get(file, "Metrics"), i, m) {
+		json_t *threshold = json_object_get(m, "Threshold");
+		if (n == cap)
+			break;
+		struct ref_metric *r = &out[n++];
+		memset(r, 0, sizeof(*r));
+		alt_metric_name(str(m, "MetricName"), r->name_buf, sizeof(r->name_buf));
+		r->name = r->name_buf;
+		r->expr = r->expr_buf = alt_formula(str(m, "Formula"), json_object_get(m, "Events"), "Name", true);
+		if (threshold)
+			r->threshold = r->threshold_buf = alt_formula(str(threshold, "Formula"),
+								      json_object_get(threshold, "ThresholdMetrics"),
+								      "Value", false);
+		r->fraction = true; /* percent, shown as such */
+		r->scale = 100;
+		r->level = (int)json_integer_value(json_object_get(m, "Level"));
+		if (str(m, "ParentCategory"))
+			alt_metric_name(str(m, "ParentCategory"), r->parent, sizeof(r->parent));
+	}
+	return n;
+}
+
 struct ref_model {
 	const struct ref_source *src;
 	json_t *file;
@@ -272,7 +359,20 @@ static void load_ref_model(const struct ref_source *src, struct ref_model *rm)
 		rm->file = load_json("amd/%s/pipeline.json", src->dir);
 		rm->n = amd_metrics(rm->file, rm->metrics, 512);
 		break;
+	case REF_INTEL_ALT:
+		rm->file = load_json("intel/alt/%s", src->file);
+		rm->n = intel_alt_metrics(rm->file, rm->metrics, 512);
+		break;
 	}
+}
+
+static void release_ref_model(struct ref_model *rm)
+{
+	for (size_t i = 0; i < rm->n; i++) {
+		free(rm->metrics[i].expr_buf);
+		free(rm->metrics[i].threshold_buf);
+	}
+	json_decref(rm->file);
 }
 
 static const struct ref_metric *ref_metric(const struct ref_model *rm, const char *name)
@@ -396,7 +496,7 @@ static void test_formulas(void **state)
 		}
 		total += m->n_metrics;
 		free(pairs);
-		json_decref(rm.file);
+		release_ref_model(&rm);
 	}
 	print_message("%zu formulas agree with the reference on %d vectors each\n", total, VECTORS);
 }
@@ -467,7 +567,7 @@ static void test_tree(void **state)
 		if (rm.width && m->slots_per_cycle != rm.width)
 			fail_msg("%s: %u slots per cycle, the reference says %u", m->name,
 				 m->slots_per_cycle, rm.width);
-		json_decref(rm.file);
+		release_ref_model(&rm);
 	}
 }
 
@@ -583,6 +683,10 @@ static void check_intel_event(const struct td_model *m, const struct td_event_de
 			config = perf_fixed[k].config;
 	bool fixed;
 	uint32_t counters = counter_mask(str(e, "Counter"), &fixed);
+	if (m->alternate_for && fixed) { /* a variant without fixed counters: any general one */
+		counters = (1u << m->gp_counters) - 1;
+		fixed = false;
+	}
 	config = apply_modifiers(config, mods);
 	uint64_t config1 = str(e, "MSRIndex") ? hex(e, "MSRValue") : 0;
 	if (ev->config != config || ev->config1 != config1 || ev->config2 != 0)
@@ -705,6 +809,14 @@ static void test_event_encodings(void **state)
 		if (src->kind == REF_INTEL) {
 			check_intel_events(m, src);
 			check_budget(m, src);
+		} else if (src->kind == REF_INTEL_ALT) {
+			/* the main model's events and counters, without fixed counters */
+			check_intel_events(m, src);
+			if (m->gp_counters != m->alternate_for->gp_counters || m->fixed_counters ||
+			    m->alternate_for->gp_alternate != m)
+				fail_msg("%s: %u general and %u fixed counters as the variant of %s (%u general)",
+					 m->name, m->gp_counters, m->fixed_counters,
+					 m->alternate_for->name, m->alternate_for->gp_counters);
 		} else if (src->kind == REF_ARM) {
 			check_arm_events(m, src);
 		} else {

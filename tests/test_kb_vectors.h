@@ -69,6 +69,7 @@ static const struct kbv_rule kbv_cycle_rules[] = {
 	{ "CPU_CYCLES", "$cycles", 1, 1, false, NULL, NULL },
 	{ "ls_not_halted_cyc", "$cycles", 1, 1, false, NULL, NULL },
 	{ "TOPDOWN.SLOTS", "$slots", 1, 1, false, NULL, NULL },
+	{ "TOPDOWN.SLOTS_P", "$slots", 1, 1, false, NULL, NULL },
 };
 
 /* Shares of the slots and their parts. */
@@ -86,6 +87,13 @@ static const struct kbv_rule kbv_share_rules[] = {
 	{ "INT_MISC.CLEARS_COUNT", "$bs", 0, 0.1, true, NULL, NULL },
 	/* Intel before PERF_METRICS: the same shares in uop events */
 	{ "IDQ_UOPS_NOT_DELIVERED.CORE", "$fe", 1, 1, false, NULL, NULL },
+	/* the general-counter variants (icx-alt, spr-alt, ...) */
+	{ "IDQ_BUBBLES.CORE", "$fe", 1, 1, false, NULL, NULL },
+	{ "IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE", "$fe", 0.2, 0.9, true, NULL, NULL },
+	{ "TOPDOWN.BACKEND_BOUND_SLOTS", "$be", 1, 1, false, NULL, NULL },
+	{ "TOPDOWN.MEMORY_BOUND_SLOTS", "$be", 0.2, 0.9, false, NULL, NULL },
+	{ "TOPDOWN.BR_MISPREDICT_SLOTS", "$bs", 0.2, 0.9, false, NULL, NULL },
+	{ "UOPS_RETIRED.HEAVY", "$ret", 0, 0.4, false, NULL, NULL },
 	{ "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE", "$fe", 0.2, 0.9, true, NULL, NULL },
 	{ "UOPS_RETIRED.RETIRE_SLOTS", "$ret", 1, 1, false, NULL, NULL },
 	{ "UOPS_RETIRED.SLOTS", "$ret", 1, 1, false, NULL, NULL },

@@ -186,6 +186,10 @@ const struct td_model *td_kb_model(const struct td_kb *kb, const char *name);
 int td_kb_detect_model(const struct td_kb *kb, const struct td_cpuinfo *cpu,
 		       const struct td_model **out, char *err, size_t errlen);
 
+/* The CPU's vendor (enum td_vendor): x86 by the vendor string; anything
+ * else with an MIDR implementer is Arm. -1 when neither. */
+int td_kb_cpu_vendor(const struct td_cpuinfo *cpu);
+
 /* Slot of an event, '#' constant or metric (name or alias), or -ENOENT. */
 int td_model_slot(const struct td_model *m, const char *name);
 

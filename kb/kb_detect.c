@@ -44,8 +44,7 @@ static int rule_score(const struct kb_detect_rule *r, const struct td_cpuinfo *c
 	return score;
 }
 
-/* x86 by the vendor string; anything else with an MIDR implementer is Arm. */
-static int cpu_vendor(const struct td_cpuinfo *cpu)
+int td_kb_cpu_vendor(const struct td_cpuinfo *cpu)
 {
 	if (strcmp(cpu->vendor, "GenuineIntel") == 0)
 		return TD_VENDOR_INTEL;
@@ -87,7 +86,7 @@ static void list_models(const struct td_kb *kb, char *buf, size_t len)
 int td_kb_detect_model(const struct td_kb *kb, const struct td_cpuinfo *cpu,
 		       const struct td_model **out, char *err, size_t errlen)
 {
-	int vendor = cpu_vendor(cpu), best = -1;
+	int vendor = td_kb_cpu_vendor(cpu), best = -1;
 	char what[128], names[512];
 	*out = NULL;
 	describe_cpu(cpu, vendor, what, sizeof(what));

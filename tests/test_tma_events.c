@@ -387,7 +387,8 @@ static void check_engine_accepts(const struct td_tma_setup *s)
 }
 
 static const char *const every_pmu[] = {
-	"cpu/type", "4\n", "cpu_core/type", "8\n", "cpu_atom/type", "10\n", "armv8_pmuv3_0/type", "12\n", NULL,
+	"cpu/type", "4\n", "cpu/events/slots", "event=0x00,umask=0x4\n", "cpu_core/type", "8\n",
+	"cpu_atom/type", "10\n", "armv8_pmuv3_0/type", "12\n", NULL,
 };
 
 static unsigned type_of(const char *pmu)
@@ -596,6 +597,75 @@ static void test_choose_model(void **state)
 }
 
 /*
+ * A VM's Intel PMU without PERF_METRICS lists no slots event: the models
+ * with a general-counter variant switch to it, say why, and plan only
+ * general-purpose events; with slots listed they keep their own.
+ */
+static void test_general_counter_variant(void **state)
+{
+	static const char *const no_metrics[] = { "cpu/type", "4\n", NULL };
+	static const char *const metrics[] = { "cpu/type", "4\n", "cpu/events/slots", "event=0x00,umask=0x4\n", NULL };
+	static const char *const models[] = { "icx", "spr", "emr", "gnr" };
+	struct td_cpuinfo cpu = { .smt_on = true };
+	struct td_tma_setup *s = malloc(sizeof(*s));
+	char *root, err[512] = "";
+
+	(void)state;
+	root = make_root(no_metrics);
+	for (size_t m = 0; m < sizeof(models) / sizeof(models[0]); m++) {
+		const struct td_model *model = td_kb_model(kb, models[m]);
+
+		for (int depth = 1; depth <= 4; depth++) { /* the variant's 4 is its 3: no deeper nodes */
+			if (td_tma_setup(model, depth, root, &cpu, s, err, sizeof(err)))
+				fail_msg("%s level %d: %s", model->name, depth, err);
+			assert_ptr_equal(s->model, model->gp_alternate);
+			assert_non_null(strstr(s->variant, "no slots event"));
+			assert_non_null(strstr(s->variant, model->gp_alternate->name));
+			for (size_t e = 0; e < s->nr_events; e++)
+				assert_false(td_model_event(s->model, s->events[e].name)->flags &
+					     (TD_EVENT_FIXED | TD_EVENT_PERF_METRICS));
+			for (size_t g = 0; g < s->plan.nr_groups; g++)
+				assert_true(s->plan.groups[g].nr_events <= model->gp_counters);
+		}
+	}
+	remove_root(root);
+	root = make_root(metrics);
+	assert_int_equal(td_tma_setup(td_kb_model(kb, "spr"), 1, root, &cpu, s, err, sizeof(err)), 0);
+	assert_string_equal(s->model->name, "spr");
+	assert_string_equal(s->variant, "");
+	/* named directly, a variant needs no slots either way */
+	assert_int_equal(td_tma_setup(td_kb_model(kb, "spr-alt"), 2, root, &cpu, s, err, sizeof(err)), 0);
+	assert_string_equal(s->model->name, "spr-alt");
+	assert_string_equal(s->variant, "");
+	remove_root(root);
+	free(s);
+}
+
+/* --cpu-model spr-alt on an AMD or Arm host is refused, naming what the host is. */
+static void test_variant_of_another_vendor(void **state)
+{
+	const struct td_model *model = NULL;
+	struct td_cpuinfo cpu;
+	char err[1024] = "";
+
+	(void)state;
+	assert_int_equal(td_cpuinfo_read(HOSTS "/amd-zen4", &cpu, err, sizeof(err)), 0);
+	assert_int_equal(td_tma_choose_model(kb, "spr-alt", &cpu, &model, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--cpu-model spr-alt"));
+	assert_non_null(strstr(err, "zen4"));
+	assert_null(strchr(err, '\n'));
+	assert_int_equal(td_cpuinfo_read(HOSTS "/neoverse-v2", &cpu, err, sizeof(err)), 0);
+	assert_int_equal(td_tma_choose_model(kb, "icx-alt", &cpu, &model, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "neoverse-v2"));
+	assert_int_equal(td_cpuinfo_read(HOSTS "/intel-spr", &cpu, err, sizeof(err)), 0);
+	assert_int_equal(td_tma_choose_model(kb, "spr-alt", &cpu, &model, err, sizeof(err)), 0);
+	assert_string_equal(model->name, "spr-alt");
+	/* no host to check against (import) */
+	assert_int_equal(td_tma_choose_model(kb, "gnr-alt", NULL, &model, err, sizeof(err)), 0);
+	assert_string_equal(model->name, "gnr-alt");
+}
+
+/*
  * The Neoverse trees of tests/data/neoverse (see its README): from
  * cpuinfo and MIDR to the kb model, from the PMU's sysfs to the setup,
  * and the slot width the formulas get. Expected values are Arm's: part
@@ -702,6 +772,8 @@ int main(void)
 		cmocka_unit_test(test_host_pmu_binding),
 		cmocka_unit_test(test_setup_errors),
 		cmocka_unit_test(test_choose_model),
+		cmocka_unit_test(test_general_counter_variant),
+		cmocka_unit_test(test_variant_of_another_vendor),
 		cmocka_unit_test(test_neoverse_hosts),
 	};
 

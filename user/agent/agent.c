@@ -774,6 +774,8 @@ static void announce(struct td_agent *agent)
 	if (agent->tma.wanted && !agent->tma.setup)
 		agent_log(agent, "TMA unavailable: %s; runs keep the scheduling figures and the counters that work here",
 			  agent->tma.unavailable);
+	if (agent->tma.setup && agent->tma.setup->variant[0])
+		agent_log(agent, "%s", agent->tma.setup->variant);
 	if (agent->tma.setup && td_tma_describe_slots(agent->tma.setup, slots, sizeof(slots)))
 		agent_log(agent, "%s", slots);
 }

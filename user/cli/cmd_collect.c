@@ -102,13 +102,15 @@ static int usage_error(const char *message)
 	return TD_EXIT_USAGE;
 }
 
-/* --cpu-model must name a model of the knowledge base. */
+/* --cpu-model must name a model of the knowledge base this host can be. */
 static int check_cpu_model(const char *name, char *err, size_t errlen)
 {
 	const struct td_kb *kb = td_kb_load(err, errlen);
 	const struct td_model *model;
+	struct td_cpuinfo cpu;
+	bool cpu_known = td_cpuinfo_read("", &cpu, err, errlen) == 0;
 
-	return kb ? td_tma_choose_model(kb, name, NULL, &model, err, errlen) : -EINVAL;
+	return kb ? td_tma_choose_model(kb, name, cpu_known ? &cpu : NULL, &model, err, errlen) : -EINVAL;
 }
 
 /* Parses and checks every option; returns 0 or an exit code. */
@@ -362,8 +364,9 @@ static json_t *tma_json(const struct td_run *run, const struct td_tma_choice *tm
 	groups = td_metric_trees_json(run, TD_SCOPE_GROUP);
 	processes = td_metric_trees_json(run, TD_SCOPE_PROCESS);
 	/* slots_per_cycle: null when no formula takes a slot width */
-	root = json_pack("{s:s, s:s, s:s?, s:i, s:s, s:b, s:i, s:I, s:o, s:s?, s:o, s:o}", "model", model->name,
-			 "model_name", model->long_name, "note", model->notes, "level", tma->setup->depth,
+	root = json_pack("{s:s, s:s, s:s?, s:s?, s:i, s:s, s:b, s:i, s:I, s:o, s:s?, s:o, s:o}", "model", model->name,
+			 "model_name", model->long_name, "note", model->notes,
+			 "variant", tma->setup->variant[0] ? tma->setup->variant : NULL, "level", tma->setup->depth,
 			 "pmu", tma->setup->pmu, "smt_on", tma->setup->facts.smt_on,
 			 "gp_counters", tma->setup->budget.gp_counters,
 			 "counter_groups", (json_int_t)tma->setup->plan.nr_groups,
@@ -454,6 +457,8 @@ static void announce_tma(const struct collect_args *a, const struct td_tma_choic
 	uint64_t intervals = (a->duration_ns + a->interval_ns - 1) / a->interval_ns;
 	char slots[256];
 
+	if (tma->setup && tma->setup->variant[0])
+		fprintf(stderr, "topdown: %s\n", tma->setup->variant);
 	if (tma->setup && td_tma_describe_slots(tma->setup, slots, sizeof(slots)))
 		fprintf(stderr, "topdown: %s\n", slots);
 

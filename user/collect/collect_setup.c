@@ -91,7 +91,13 @@ static int prepare_tma(const char *cpu_model, long level, struct td_tma_choice *
 		return -EINVAL;
 	if ((ret = td_cpuinfo_read("", &cpu, err, errlen)))
 		return ret;
-	if (td_tma_choose_model(kb, cpu_model, &cpu, &model, tma->unavailable, sizeof(tma->unavailable)))
+	ret = td_tma_choose_model(kb, cpu_model, &cpu, &model, tma->unavailable, sizeof(tma->unavailable));
+	if (ret == -EINVAL) { /* a --cpu-model this host cannot be */
+		snprintf(err, errlen, "%s", tma->unavailable);
+		tma->unavailable[0] = '\0';
+		return ret;
+	}
+	if (ret)
 		return 0;
 	if (!(tma->setup = malloc(sizeof(*tma->setup)))) {
 		snprintf(err, errlen, "out of memory choosing the Top-Down counters");

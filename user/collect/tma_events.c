@@ -231,6 +231,17 @@ int td_tma_choose_model(const struct td_kb *kb, const char *name, const struct t
 	if (!name)
 		return td_kb_detect_model(kb, cpu, out, err, errlen);
 	*out = td_kb_model(kb, name);
+	if (*out && cpu && (*out)->alternate_for && td_kb_cpu_vendor(cpu) != (int)(*out)->vendor) {
+		const struct td_model *detected = NULL;
+		char ignored[256];
+
+		td_kb_detect_model(kb, cpu, &detected, ignored, sizeof(ignored));
+		snprintf(err, errlen, "--cpu-model %s is %s's variant on general-purpose counters, for its own "
+			 "vendor's CPUs; this host's CPU is %s (%s): drop --cpu-model to use the detected model",
+			 (*out)->name, (*out)->alternate_for->long_name, detected ? detected->name : "not a known model",
+			 cpu->vendor);
+		return -EINVAL;
+	}
 	if (*out)
 		return 0;
 	used = snprintf(err, errlen, "unknown CPU model '%s'; known models:", name);
@@ -409,6 +420,15 @@ int td_tma_bind_event(const struct td_event_def *def, uint32_t pmu_type, struct 
 	return 0;
 }
 
+/* Whether the PMU lists event (its sysfs events/ directory). */
+static bool pmu_has_event(const char *devices, const char *pmu, const char *event)
+{
+	char path[FILE_LEN];
+
+	snprintf(path, sizeof(path), "%s/%s/events/%s", devices, pmu, event);
+	return access(path, F_OK) == 0;
+}
+
 int td_tma_setup(const struct td_model *model, int depth, const char *root,
 		 const struct td_cpuinfo *cpu, struct td_tma_setup *s, char *err, size_t errlen)
 {
@@ -417,15 +437,25 @@ int td_tma_setup(const struct td_model *model, int depth, const char *root,
 	int idx[TD_MAX_EVENTS], ret;
 
 	memset(s, 0, sizeof(*s));
-	s->model = model;
 	s->depth = depth;
 	s->facts.smt_on = cpu->smt_on;
-	s->budget.gp_counters = cpu->smt_on ? model->gp_counters : model->gp_counters_smt_off;
-	s->budget.group_events = TD_MAX_SLOTS;
 	snprintf(devices, sizeof(devices), "%s/sys/bus/event_source/devices", root);
 	if ((ret = depth_events(model, depth, idx, &s->nr_events, err, errlen)) ||
-	    (ret = find_pmu(devices, model, s->pmu, sizeof(s->pmu), err, errlen)) ||
-	    (ret = read_pmu_facts(devices, s, &s->pmu_type, err, errlen)))
+	    (ret = find_pmu(devices, model, s->pmu, sizeof(s->pmu), err, errlen)))
+		return ret;
+	if (model->gp_alternate && !pmu_has_event(devices, s->pmu, "slots")) {
+		snprintf(s->variant, sizeof(s->variant),
+			 "PMU %s has no slots event (no PERF_METRICS, as in most VMs): Top-Down of %s uses "
+			 "Intel's formulas on general-purpose counters (%s)", s->pmu, model->long_name,
+			 model->gp_alternate->name);
+		model = model->gp_alternate;
+		if ((ret = depth_events(model, depth, idx, &s->nr_events, err, errlen)))
+			return ret;
+	}
+	s->model = model;
+	s->budget.gp_counters = cpu->smt_on ? model->gp_counters : model->gp_counters_smt_off;
+	s->budget.group_events = TD_MAX_SLOTS;
+	if ((ret = read_pmu_facts(devices, s, &s->pmu_type, err, errlen)))
 		return ret;
 	for (size_t i = 0; i < s->nr_events; i++) {
 		const struct td_event_def *def = &model->events[idx[i]];

@@ -60,14 +60,18 @@ int td_counter_plan_build(const struct td_counter_need *needs, size_t n,
  * The model to collect with: the one named (--cpu-model; short name, long
  * name or alias) or, when name is NULL, the one cpu is. -ENOENT with err
  * listing the known names for an unknown name; -ENOTSUP with err when the
- * CPU has no definitions.
+ * CPU has no definitions; -EINVAL with err naming the detected model when
+ * name is a general-counter variant (spr-alt, ...) of another vendor than
+ * cpu's (cpu NULL: not checked, as for import).
  */
 int td_tma_choose_model(const struct td_kb *kb, const char *name, const struct td_cpuinfo *cpu,
 			const struct td_model **out, char *err, size_t errlen);
 
 /* Everything a Top-Down collection of one model at one depth opens. */
 struct td_tma_setup {
-	const struct td_model *model;
+	const struct td_model *model;  /* the model counted with: the one asked for, or its
+					* general-counter variant (variant says why) */
+	char variant[256];             /* why model is the variant of the one asked for; "" when not */
 	int depth;
 	char pmu[64];                  /* the sysfs PMU the events were bound to */
 	uint32_t pmu_type;             /* its perf_event_attr type */
@@ -82,9 +86,12 @@ struct td_tma_setup {
 /*
  * Fills setup for model at depth (1..4; 4 only where level 4 needs no
  * event beyond level 3) on the host whose /proc and /sys are under root
- * ("" for this one) and whose CPU is cpu. -EINVAL with err for a depth
- * the model cannot do, -ENODEV with err when the host lacks the model's
- * PMU.
+ * ("" for this one) and whose CPU is cpu. A model with a general-counter
+ * variant (kb's gp_alternate) is swapped for it when the PMU has no
+ * "slots" event: the kernel lists slots only where PERF_METRICS works,
+ * which most VMs lack (perf decides the same way). -EINVAL with err for
+ * a depth the model cannot do, -ENODEV with err when the host lacks the
+ * model's PMU.
  */
 int td_tma_setup(const struct td_model *model, int depth, const char *root,
 		 const struct td_cpuinfo *cpu, struct td_tma_setup *setup, char *err, size_t errlen);

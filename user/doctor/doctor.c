@@ -203,7 +203,7 @@ static bool in_vm(void)
 /* Levels 1-3: one counter group, or how many that take turns. */
 static void check_levels(struct td_doctor_report *r, const struct td_model *model, const struct td_cpuinfo *cpu)
 {
-	char detail[256] = "", err[256];
+	char detail[640] = "", err[256];
 	size_t used = 0;
 
 	for (int level = 1; level <= 3; level++) {
@@ -213,6 +213,8 @@ static void check_levels(struct td_doctor_report *r, const struct td_model *mode
 			used += snprintf(detail + used, sizeof(detail) - used, "%slevel %d: %s", level > 1 ? "; " : "",
 					 level, setup ? err : "out of memory");
 		} else {
+			if (level == 1 && setup->model != model) /* a general-counter variant: name it, once */
+				used += snprintf(detail + used, sizeof(detail) - used, "%s; ", setup->variant);
 			used += snprintf(detail + used, sizeof(detail) - used, "%slevel %d: %zu events, %s", level > 1 ? "; " : "",
 					 level, setup->nr_events, setup->plan.nr_groups <= 1 ? "one group" : "");
 			if (setup->plan.nr_groups > 1)

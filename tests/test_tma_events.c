@@ -101,6 +101,14 @@ static bool assignable(const uint32_t *masks, size_t n, uint32_t used, unsigned 
 	return false;
 }
 
+static bool group_has_event(const struct td_counter_group *g, int event)
+{
+	for (size_t i = 0; i < g->nr_events; i++)
+		if (g->events[i] == event)
+			return true;
+	return false;
+}
+
 static bool gp_event(const struct td_counter_need *need)
 {
 	return !(need->flags & (TD_EVENT_FIXED | TD_EVENT_SLOTS_LEADER | TD_EVENT_PERF_METRICS));
@@ -596,6 +604,83 @@ static void test_choose_model(void **state)
 	assert_true(err[0] != '\0');
 }
 
+/* An every-group event takes a general-purpose counter in each group; the others share the rest. */
+static void test_every_group_event(void **state)
+{
+	const struct td_counter_need needs[] = {
+		{ "a", 0, 0 }, { "b", 0, 0 }, { "cycles", 0, TD_NEED_EVERY_GROUP }, { "c", 0, 0 }, { "d", 0x1, 0 },
+	};
+	struct td_counter_budget two = { 2, TD_MAX_SLOTS }, one = { 1, TD_MAX_SLOTS };
+	struct td_counter_plan plan;
+	char err[256] = "";
+
+	(void)state;
+	build_ok(needs, 5, &two, &plan);
+	assert_int_equal(plan.nr_groups, 4); /* a, b, c, d: one each beside cycles */
+	for (size_t g = 0; g < plan.nr_groups; g++) {
+		assert_int_equal(plan.groups[g].nr_events, 2);
+		assert_true(group_has_event(&plan.groups[g], 2));
+	}
+	/* no counter left for the others */
+	assert_int_equal(td_counter_plan_build(needs, 5, &one, &plan, err, sizeof(err)), -ENOSPC);
+	assert_non_null(strstr(err, "no room is left"));
+	assert_int_equal(plan.nr_groups, 0);
+}
+
+/* A plan for what a probe found: the Neoverse N1's level 1 to 3 on 2 free counters. */
+static void test_plan_for_probe(void **state)
+{
+	static const char *const arm[] = { "armv8_pmuv3_0/type", "12\n", NULL };
+	struct td_cpuinfo cpu = { .smt_on = false };
+	struct td_tma_setup *s = malloc(sizeof(*s));
+	char *root = make_root(arm), note[512], err[512] = "";
+	const struct td_model *n1 = td_kb_model(kb, "neoverse-n1");
+	struct td_pmu_probe cycles_taken = { .done = true, .gp_free = 2, .nr_fixed = 1, .fixed_free = 0 };
+	struct td_pmu_probe cycles_free = { .done = true, .gp_free = 2, .nr_fixed = 1, .fixed_free = 1 };
+	struct td_pmu_probe all_held = { .done = true, .gp_free = 0, .nr_fixed = 1, .fixed_free = 1 };
+	struct td_pmu_probe more = { .done = true, .gp_free = 6, .gp_more = true, .nr_fixed = 1, .fixed_free = 1 };
+
+	(void)state;
+	for (int depth = 1; depth <= 3; depth++) {
+		int cycles;
+
+		assert_int_equal(td_tma_setup(n1, depth, root, &cpu, s, err, sizeof(err)), 0);
+		cycles = -1;
+		for (size_t e = 0; e < s->nr_events; e++)
+			if (!strcmp(s->events[e].name, "CPU_CYCLES"))
+				cycles = (int)e;
+		assert_true(cycles >= 0);
+		if (td_tma_plan_for(s, &cycles_taken, note, sizeof(note), err, sizeof(err)))
+			fail_msg("level %d: %s", depth, err);
+		assert_int_equal(s->budget.gp_counters, 2);
+		assert_non_null(strstr(note, "2 of 6 general-purpose counters free"));
+		assert_non_null(strstr(note, "fixed counter taken"));
+		for (size_t g = 0; g < s->plan.nr_groups; g++) {
+			/* at most 2 events, cycles among them, counted as one perf group */
+			assert_true(s->plan.groups[g].nr_events <= 2);
+			assert_true(group_has_event(&s->plan.groups[g], cycles));
+			assert_int_equal(s->plan.groups[g].kernel_group, s->plan.groups[g].nr_events);
+		}
+		assert_int_equal(td_tma_setup(n1, depth, root, &cpu, s, err, sizeof(err)), 0);
+		assert_int_equal(td_tma_plan_for(s, &cycles_free, note, sizeof(note), err, sizeof(err)), 0);
+		for (size_t g = 0; g < s->plan.nr_groups; g++) {
+			/* cycles on its own counter beside 2 general ones */
+			assert_true(s->plan.groups[g].nr_events <= 3);
+			assert_true(group_has_event(&s->plan.groups[g], cycles));
+		}
+		assert_null(strstr(note, "fixed counter taken"));
+	}
+	assert_int_equal(td_tma_plan_for(s, &all_held, note, sizeof(note), err, sizeof(err)), -ENOSPC);
+	assert_non_null(strstr(err, "held by another user"));
+	assert_null(strchr(err, '\n'));
+	assert_int_equal(td_tma_setup(n1, 1, root, &cpu, s, err, sizeof(err)), 0);
+	assert_int_equal(td_tma_plan_for(s, &more, note, sizeof(note), err, sizeof(err)), 0);
+	assert_non_null(strstr(note, "more than the 6 general-purpose counters"));
+	assert_int_equal(s->budget.gp_counters, 6);
+	remove_root(root);
+	free(s);
+}
+
 /*
  * A VM's Intel PMU without PERF_METRICS lists no slots event: the models
  * with a general-counter variant switch to it, say why, and plan only
@@ -773,6 +858,8 @@ int main(void)
 		cmocka_unit_test(test_setup_errors),
 		cmocka_unit_test(test_choose_model),
 		cmocka_unit_test(test_general_counter_variant),
+		cmocka_unit_test(test_every_group_event),
+		cmocka_unit_test(test_plan_for_probe),
 		cmocka_unit_test(test_variant_of_another_vendor),
 		cmocka_unit_test(test_neoverse_hosts),
 	};

@@ -776,6 +776,8 @@ static void announce(struct td_agent *agent)
 			  agent->tma.unavailable);
 	if (agent->tma.setup && agent->tma.setup->variant[0])
 		agent_log(agent, "%s", agent->tma.setup->variant);
+	if (agent->tma.setup && agent->tma.counters_note[0])
+		agent_log(agent, "%s", agent->tma.counters_note);
 	if (agent->tma.setup && td_tma_describe_slots(agent->tma.setup, slots, sizeof(slots)))
 		agent_log(agent, "%s", slots);
 }

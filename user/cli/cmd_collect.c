@@ -459,6 +459,8 @@ static void announce_tma(const struct collect_args *a, const struct td_tma_choic
 
 	if (tma->setup && tma->setup->variant[0])
 		fprintf(stderr, "topdown: %s\n", tma->setup->variant);
+	if (tma->setup && tma->counters_note[0])
+		fprintf(stderr, "topdown: %s\n", tma->counters_note);
 	if (tma->setup && td_tma_describe_slots(tma->setup, slots, sizeof(slots)))
 		fprintf(stderr, "topdown: %s\n", slots);
 

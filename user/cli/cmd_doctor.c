@@ -49,7 +49,11 @@ static void print_json(const struct td_doctor_report *r)
 							td_check_status_name(c->status), "detail", c->detail,
 							"fix", c->fix[0] ? c->fix : NULL));
 	}
-	doc = json_pack("{s:b, s:o}", "can_collect", r->can_collect, "checks", checks);
+	doc = json_pack("{s:b, s:o, s:o}", "can_collect", r->can_collect, "checks", checks, "pmu_counters",
+			!r->counters.probed ? json_null() :
+			json_pack("{s:i, s:i, s:i, s:i}", "gp_free", r->counters.gp_free, "gp_documented",
+				  r->counters.gp_documented, "fixed_free", r->counters.fixed_free,
+				  "fixed_documented", r->counters.fixed_documented));
 	json_dumpf(doc, stdout, JSON_INDENT(2));
 	putchar('\n');
 	json_decref(doc);

@@ -104,7 +104,9 @@ static int prepare_tma(const char *cpu_model, long level, struct td_tma_choice *
 		return -ENOMEM;
 	}
 	ret = td_tma_setup(model, level, "", &cpu, tma->setup, err, errlen);
-	if (ret == -ENODEV) { /* the host lacks the model's PMU */
+	if (!ret) /* plan for the counters the PMU gives now, not the datasheet's */
+		ret = td_tma_probe(tma->setup, tma->counters_note, sizeof(tma->counters_note), err, errlen);
+	if (ret == -ENODEV || ret == -ENOSPC) { /* the host lacks the model's PMU, or others hold its counters */
 		snprintf(tma->unavailable, sizeof(tma->unavailable), "%s", err);
 		err[0] = '\0';
 		ret = 0;
@@ -164,6 +166,14 @@ int td_collect_base_labels(const struct td_tma_choice *tma, long level, struct t
 		ret = td_labels_set(labels, "tma_level", value);
 	if (!ret && tma->setup)
 		ret = td_labels_set(labels, "tma_model", tma->setup->model->name);
+	if (!ret && tma->setup && tma->setup->probe.done) { /* what the PMU gave: runs of VM sizes differ */
+		snprintf(value, sizeof(value), "%u", tma->setup->budget.gp_counters);
+		ret = td_labels_set(labels, "pmu_gp_free", value);
+		snprintf(value, sizeof(value), "%d/%u", __builtin_popcount(tma->setup->probe.fixed_free),
+			 tma->setup->probe.nr_fixed);
+		if (!ret)
+			ret = td_labels_set(labels, "pmu_fixed_free", value);
+	}
 	if (ret)
 		snprintf(err, errlen, "out of memory building labels");
 	return ret;

@@ -24,6 +24,7 @@ struct td_tma_choice {
 	bool wanted;                /* no --events: the tree is what the run is for */
 	struct td_tma_setup *setup; /* the counters and groups; NULL when TMA is unavailable */
 	char unavailable[512];      /* why not, said once */
+	char counters_note[512];    /* what the PMU's probe changed in the plan, said once; "" when nothing */
 	struct td_engine *engine;   /* from td_collect_new_engine */
 };
 

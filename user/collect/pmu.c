@@ -388,6 +388,78 @@ int td_pmu_activate(struct td_pmu_counters *c, size_t group, char *err, size_t e
 	return 0;
 }
 
+/*
+ * Whether events[0..n) as one perf group, led by events[0], counts on cpu
+ * right after it is enabled: 1 when it does, 0 when the kernel could not
+ * schedule it (its running time stays 0), negative errno when an event
+ * does not open.
+ */
+#define PROBE_MAX 32 /* counters a probe tries at most */
+
+static int group_counts(const struct td_event *const *events, size_t n, int cpu)
+{
+	struct perf_event_attr attr;
+	struct { __u64 nr, enabled, running, values[PROBE_MAX + 1]; } reading;
+	int fds[PROBE_MAX + 1], ret = 0;
+	size_t opened = 0;
+
+	for (; opened < n; opened++) {
+		counting_attr(events[opened], &attr);
+		attr.disabled = opened == 0;
+		attr.read_format |= PERF_FORMAT_GROUP;
+		fds[opened] = open_event(&attr, cpu, opened ? fds[0] : -1);
+		if (fds[opened] < 0) {
+			ret = -errno;
+			break;
+		}
+	}
+	if (!ret && ioctl(fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP))
+		ret = -errno;
+	if (!ret)
+		ret = read(fds[0], &reading, sizeof(reading)) < (ssize_t)(3 * sizeof(__u64)) ? -EIO :
+		      reading.running > 0;
+	while (opened > 0)
+		close(fds[--opened]);
+	return ret;
+}
+
+int td_pmu_probe(const struct td_event *gp_event, unsigned max_gp, const struct td_event *fixed,
+		 size_t nr_fixed, int cpu, struct td_pmu_probe *out, char *err, size_t errlen)
+{
+	const struct td_event *group[PROBE_MAX + 1];
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (max_gp >= PROBE_MAX || nr_fixed > 32) {
+		snprintf(err, errlen, "a probe takes up to %d general-purpose counters and 32 fixed events",
+			 PROBE_MAX - 1);
+		return -EINVAL;
+	}
+	for (unsigned k = 1; k <= max_gp + 1; k++) {
+		group[k - 1] = gp_event;
+		if ((ret = group_counts(group, k, cpu)) <= 0)
+			break;
+		if (k <= max_gp)
+			out->gp_free = k;
+		else
+			out->gp_more = true;
+	}
+	if (ret < 0 && out->gp_free == 0) { /* not even one opens: the PMU or the rights are missing */
+		describe_open_error(gp_event, cpu, -ret, err, errlen);
+		return ret;
+	}
+	out->nr_fixed = nr_fixed;
+	for (size_t f = 0; f < nr_fixed; f++) {
+		for (unsigned k = 0; k < out->gp_free; k++)
+			group[k] = gp_event;
+		group[out->gp_free] = &fixed[f];
+		if (group_counts(group, out->gp_free + 1, cpu) > 0)
+			out->fixed_free |= 1u << f;
+	}
+	out->done = true;
+	return 0;
+}
+
 bool td_pmu_hardware_available(char *why, size_t whylen)
 {
 	struct perf_event_attr attr = {

@@ -28,7 +28,9 @@ struct td_counter_group {
 	/*
 	 * events[0..kernel_group) open as one perf group led by events[0]:
 	 * Intel's slots event and its topdown-* metric events, which the
-	 * kernel schedules and reads together. 0: every event stands alone.
+	 * kernel schedules and reads together, or, in a plan made for what
+	 * the PMU gives (td_tma_plan_for), every event of the group, so that
+	 * they share one running time. 0: every event stands alone.
 	 */
 	size_t kernel_group;
 };
@@ -100,6 +102,34 @@ int td_pmu_activate(struct td_pmu_counters *counters, size_t group, char *err, s
  * on bad syntax.
  */
 int td_cpulist_parse(const char *list, bool *cpus, int nr_cpus, char *err, size_t errlen);
+
+/*
+ * What a PMU gives right now, as opposed to what its datasheet says: a
+ * VM's PMU often has fewer general-purpose counters, and other monitors
+ * (the NMI watchdog, another profiler's pinned events) hold some.
+ */
+struct td_pmu_probe {
+	bool done;             /* false: not probed */
+	unsigned gp_free;      /* general-purpose counters one group can use together now */
+	bool gp_more;          /* a group of one more than asked for counted too */
+	unsigned nr_fixed;     /* fixed events asked about */
+	uint32_t fixed_free;   /* bit n: fixed event n counts beside gp_free general ones */
+};
+
+/*
+ * Probes on cpu by counting growing perf groups of gp_event (an event
+ * that needs a general-purpose counter): the largest group of up to
+ * max_gp copies that the kernel schedules at once is gp_free, and one
+ * more is tried to tell whether the PMU has more than max_gp (gp_more).
+ * Then each fixed[n] joins gp_free copies: whether it still counts says
+ * whether its dedicated counter is free (a cycle counter taken makes
+ * cycles need a general one). A group counts when its running time
+ * after enabling is above 0; each try opens, enables, reads and closes,
+ * so the whole probe takes about a millisecond. Negative errno with err
+ * when gp_event cannot be opened at all (no PMU, no permission).
+ */
+int td_pmu_probe(const struct td_event *gp_event, unsigned max_gp, const struct td_event *fixed,
+		 size_t nr_fixed, int cpu, struct td_pmu_probe *out, char *err, size_t errlen);
 
 /*
  * Whether this host has hardware counters: opens a cycles counter on

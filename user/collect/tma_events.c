@@ -27,6 +27,11 @@ static bool is_general_purpose(const struct td_counter_need *need)
 	return !is_fixed(need) && !(need->flags & TD_EVENT_PERF_METRICS);
 }
 
+static bool in_every_group(const struct td_counter_need *need)
+{
+	return is_general_purpose(need) && (need->flags & TD_NEED_EVERY_GROUP);
+}
+
 static bool group_has(const struct td_counter_group *g, int event)
 {
 	for (size_t i = 0; i < g->nr_events; i++)
@@ -207,17 +212,34 @@ int td_counter_plan_build(const struct td_counter_need *needs, size_t n,
 			  char *err, size_t errlen)
 {
 	int leader, ret = check_needs(needs, n, budget, &leader, err, errlen);
+	struct td_counter_budget rest = *budget; /* what the others have beside the every-group events */
+	unsigned every = 0;
 
 	plan->nr_groups = 0;
 	if (ret)
 		return ret;
-	pack_metric_events(needs, n, leader, budget->group_events, plan);
+	for (size_t e = 0; e < n; e++)
+		every += in_every_group(&needs[e]);
+	if (every && (every >= budget->gp_counters || every >= budget->group_events)) {
+		snprintf(err, errlen, "%u general-purpose counter%s free, and the events every group needs take "
+			 "%s: no room is left for the others", budget->gp_counters,
+			 budget->gp_counters == 1 ? " is" : "s are", every == 1 ? "one" : "them all");
+		return -ENOSPC;
+	}
+	rest.gp_counters -= every;
+	rest.group_events -= every;
+	pack_metric_events(needs, n, leader, rest.group_events, plan);
 	for (size_t e = 0; !ret && e < n; e++)
-		if (is_general_purpose(&needs[e]))
-			ret = pack_gp_event(needs, e, budget, plan, err, errlen);
+		if (is_general_purpose(&needs[e]) && !in_every_group(&needs[e]))
+			ret = pack_gp_event(needs, e, &rest, plan, err, errlen);
 	for (size_t e = 0; !ret && e < n; e++)
 		if (is_fixed(&needs[e]))
-			pack_fixed_event(needs, e, budget->group_events, plan);
+			pack_fixed_event(needs, e, rest.group_events, plan);
+	if (!ret && every && plan->nr_groups == 0)
+		new_group(plan);
+	for (size_t e = 0; !ret && e < n; e++)
+		for (size_t g = 0; in_every_group(&needs[e]) && g < plan->nr_groups; g++)
+			add_event(&plan->groups[g], e);
 	if (ret)
 		plan->nr_groups = 0;
 	return ret;
@@ -384,6 +406,112 @@ static int depth_events(const struct td_model *model, int depth, int *idx, size_
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* The datasheet's needs of the setup's events, as td_tma_setup planned them. */
+static void setup_needs(const struct td_tma_setup *s, struct td_counter_need *needs)
+{
+	for (size_t i = 0; i < s->nr_events; i++) {
+		const struct td_event_def *def = td_model_event(s->model, s->events[i].name);
+
+		needs[i] = (struct td_counter_need){ def->name, def->counters, def->flags };
+	}
+}
+
+int td_tma_plan_for(struct td_tma_setup *s, const struct td_pmu_probe *probe, char *note, size_t notelen,
+		    char *err, size_t errlen)
+{
+	struct td_counter_need needs[TD_MAX_EVENTS];
+	struct td_counter_budget budget = s->budget;
+	unsigned fixed = 0, moved = 0;
+	size_t used = 0;
+	int ret;
+
+	if (notelen)
+		note[0] = '\0';
+	setup_needs(s, needs);
+	if (probe->gp_more && notelen)
+		used += snprintf(note + used, notelen - used, "PMU %s let more than the %u general-purpose "
+				 "counters %s documents count together; planning for %u. ", s->pmu,
+				 budget.gp_counters, s->model->long_name, budget.gp_counters);
+	if (probe->gp_free < budget.gp_counters)
+		budget.gp_counters = probe->gp_free;
+	for (size_t i = 0; i < s->nr_events; i++) {
+		if (!(needs[i].flags & TD_EVENT_FIXED) || (needs[i].flags & TD_EVENT_SLOTS_LEADER))
+			continue;
+		if (fixed < probe->nr_fixed && !(probe->fixed_free & (1u << fixed))) {
+			needs[i].flags = (needs[i].flags & ~TD_EVENT_FIXED) | TD_NEED_EVERY_GROUP;
+			needs[i].counters = 0;
+			moved++;
+		}
+		fixed++;
+	}
+	if (budget.gp_counters == 0) {
+		snprintf(err, errlen, "every general-purpose counter of PMU %s is held by another user%s, so no "
+			 "Top-Down event can count; stop the other monitor", s->pmu,
+			 td_nmi_watchdog_holds_counter(s->model) ?
+			 " (the NMI watchdog holds one: `sysctl -w kernel.nmi_watchdog=0` frees it)" : "");
+		return -ENOSPC;
+	}
+	ret = td_counter_plan_build(needs, s->nr_events, &budget, &s->plan, err, errlen);
+	if (ret)
+		return ret;
+	/* every group apart from Intel's slots groups counts as one perf group */
+	for (size_t g = 0; g < s->plan.nr_groups; g++)
+		if (s->plan.groups[g].kernel_group == 0)
+			s->plan.groups[g].kernel_group = s->plan.groups[g].nr_events;
+	s->budget = budget;
+	s->probe = *probe;
+	if (notelen && (budget.gp_counters < (s->facts.smt_on ? s->model->gp_counters : s->model->gp_counters_smt_off) ||
+			moved))
+		snprintf(note + used, notelen - used, "PMU %s: %u of %u general-purpose counters free%s; "
+			 "%zu counter group%s", s->pmu, budget.gp_counters,
+			 s->facts.smt_on ? s->model->gp_counters : s->model->gp_counters_smt_off,
+			 moved ? ", a fixed counter taken (its event counts on a general-purpose one in every group)" : "",
+			 s->plan.nr_groups, s->plan.nr_groups == 1 ? "" : "s, one per interval in turn");
+	return 0;
+}
+
+bool td_nmi_watchdog_holds_counter(const struct td_model *model)
+{
+	char value[8] = "";
+
+	/* x86's hard-lockup detector counts cycles on a counter of its own */
+	return model->vendor != TD_VENDOR_ARM &&
+	       td_read_first_line("/proc/sys/kernel/nmi_watchdog", value, sizeof(value)) == 0 &&
+	       strcmp(value, "0") != 0;
+}
+
+int td_tma_probe(struct td_tma_setup *s, char *note, size_t notelen, char *err, size_t errlen)
+{
+	struct td_event fixed[32];
+	const struct td_event *gp_event = NULL;
+	struct td_pmu_probe probe;
+	size_t nr_fixed = 0;
+	int cpu = atoi(s->pmu_cpus); /* the first CPU of the list; "" is CPU 0 */
+	char ignored[256];
+
+	if (notelen)
+		note[0] = '\0';
+	int widest = 0;
+
+	for (size_t i = 0; i < s->nr_events; i++) {
+		const struct td_event_def *def = td_model_event(s->model, s->events[i].name);
+		int width = def->counters ? __builtin_popcount(def->counters) : 32;
+
+		if ((def->flags & TD_EVENT_FIXED) && !(def->flags & TD_EVENT_SLOTS_LEADER) && nr_fixed < 32) {
+			fixed[nr_fixed++] = s->events[i];
+		} else if (!(def->flags & (TD_EVENT_FIXED | TD_EVENT_SLOTS_LEADER | TD_EVENT_PERF_METRICS)) &&
+			   width > widest) { /* the one that may take the most counters */
+			gp_event = &s->events[i];
+			widest = width;
+		}
+	}
+	if (!gp_event)
+		return 0;
+	if (td_pmu_probe(gp_event, s->budget.gp_counters, fixed, nr_fixed, cpu, &probe, ignored, sizeof(ignored)))
+		return 0;
+	return td_tma_plan_for(s, &probe, note, notelen, err, errlen);
 }
 
 bool td_tma_describe_slots(const struct td_tma_setup *s, char *buf, size_t len)

@@ -20,6 +20,8 @@
  *   - Fixed-counter events (TD_EVENT_FIXED) take no general-purpose
  *     counter: they join every group with a free slot whose fixed counter
  *     is free, so they are counted as much of the time as possible.
+ *   - An event with TD_NEED_EVERY_GROUP joins every group and takes one of
+ *     its general-purpose counters there.
  *   - No group holds more than budget->group_events events.
  */
 #ifndef TOPDOWN_TMA_EVENTS_H
@@ -38,8 +40,17 @@
 struct td_counter_need {
 	const char *name;  /* for messages */
 	uint32_t counters; /* the counters it may use (fixed counters with TD_EVENT_FIXED); 0 = any */
-	unsigned flags;    /* TD_EVENT_FIXED, TD_EVENT_SLOTS_LEADER, TD_EVENT_PERF_METRICS */
+	unsigned flags;    /* TD_EVENT_FIXED, TD_EVENT_SLOTS_LEADER, TD_EVENT_PERF_METRICS,
+			    * TD_NEED_EVERY_GROUP */
 };
+
+/*
+ * A general-purpose event that every group counts, as a fixed event would
+ * (the cycles a formula divides by, when the cycle counter is taken): it
+ * takes one general-purpose counter in each group, so that whatever a
+ * group counts has its own cycles beside it.
+ */
+#define TD_NEED_EVERY_GROUP (1u << 16)
 
 struct td_counter_budget {
 	unsigned gp_counters;  /* general-purpose counters of one logical CPU */
@@ -81,6 +92,8 @@ struct td_tma_setup {
 	size_t nr_events;
 	struct td_event events[TD_MAX_EVENTS]; /* named as the kb names them */
 	struct td_counter_plan plan;
+	struct td_pmu_probe probe;     /* what the PMU gave when probed (td_tma_probe); probe.done
+					* false when it was not */
 };
 
 /*
@@ -103,6 +116,32 @@ int td_tma_setup(const struct td_model *model, int depth, const char *root,
  * whether the width is the model's, which a run says once.
  */
 bool td_tma_describe_slots(const struct td_tma_setup *setup, char *buf, size_t len);
+
+/*
+ * Plans the setup's events for what probe found the PMU gives (probe->done):
+ * at most probe->gp_free general-purpose counters, never more than the
+ * model documents; a fixed event whose counter is taken moves to a
+ * general-purpose counter in every group (TD_NEED_EVERY_GROUP); and each
+ * group without Intel's slots group opens as one kernel perf group, so
+ * that its events are scheduled together and share one running time,
+ * which the ratios of the formulas need. note (notelen may be 0) says
+ * what the plan had to do differently from the datasheet, "" when
+ * nothing. -ENOSPC with err when nothing can count (every counter held).
+ */
+int td_tma_plan_for(struct td_tma_setup *setup, const struct td_pmu_probe *probe, char *note, size_t notelen,
+		    char *err, size_t errlen);
+
+/*
+ * Probes the setup's PMU on its first CPU (td_pmu_probe, with one of the
+ * setup's general-purpose events and each of its fixed ones) and plans
+ * for what it found (td_tma_plan_for). A probe that cannot open even one
+ * event leaves the datasheet's plan (the collection's own open then says
+ * why, as it always did) and returns 0 with note empty.
+ */
+int td_tma_probe(struct td_tma_setup *setup, char *note, size_t notelen, char *err, size_t errlen);
+
+/* Whether the NMI watchdog is on and, on this vendor, holds a general-purpose counter. */
+bool td_nmi_watchdog_holds_counter(const struct td_model *model);
 
 /* A kb event as perf_event_open(2) wants it, on the PMU of that type. */
 int td_tma_bind_event(const struct td_event_def *def, uint32_t pmu_type, struct td_event *out, char *err,

@@ -228,6 +228,42 @@ static void check_levels(struct td_doctor_report *r, const struct td_model *mode
 	add(r, "tma_levels", TD_CHECK_OK, NULL, "%s", detail);
 }
 
+/* What the PMU gives now against what the model documents (td_tma_probe on level 1's events). */
+static void check_counters(struct td_doctor_report *r, const struct td_model *model, const struct td_cpuinfo *cpu)
+{
+	struct td_tma_setup *setup = calloc(1, sizeof(*setup));
+	struct td_doctor_counters *c = &r->counters;
+	char note[512], err[320] = "";
+	int ret = setup ? td_tma_setup(model, 1, "", cpu, setup, err, sizeof(err)) : -ENOMEM;
+
+	if (!ret)
+		ret = td_tma_probe(setup, note, sizeof(note), err, sizeof(err));
+	if (setup && setup->probe.done) {
+		c->probed = true;
+		c->gp_free = setup->probe.gp_free;
+		c->gp_documented = cpu->smt_on ? setup->model->gp_counters : setup->model->gp_counters_smt_off;
+		c->fixed_free = __builtin_popcount(setup->probe.fixed_free);
+		c->fixed_documented = setup->probe.nr_fixed;
+	}
+	if (ret)
+		add(r, "pmu_counters", TD_CHECK_WARN, "stop the other monitor holding them, then run topdown again",
+		    "%s", setup ? err : "out of memory");
+	else if (!c->probed)
+		add(r, "pmu_counters", TD_CHECK_WARN, NULL, "not probed: no event of %s opened on PMU %s",
+		    setup->model->long_name, setup->pmu);
+	else
+		add(r, "pmu_counters", c->gp_free < c->gp_documented ? TD_CHECK_WARN : TD_CHECK_OK,
+		    c->gp_free < c->gp_documented ? "fewer counters mean more counter groups taking turns: "
+		    "a larger or metal instance, or stopping other monitors, gives more" : NULL,
+		    "%u of %u general-purpose counters free%s; %s%s%s", c->gp_free, c->gp_documented,
+		    setup->probe.gp_more ? " (the PMU has more than the model documents: the model's count is used)" : "",
+		    !c->fixed_documented ? "no fixed counter in level 1" :
+		    c->fixed_free == c->fixed_documented ? "the fixed counters level 1 uses are free" :
+		    model->vendor == TD_VENDOR_INTEL ? "a fixed counter is taken" : "the cycle counter is taken",
+		    note[0] ? "; " : "", note);
+	free(setup);
+}
+
 static void check_pmu_and_model(struct td_doctor_report *r)
 {
 	const struct td_kb *kb;
@@ -252,7 +288,8 @@ static void check_pmu_and_model(struct td_doctor_report *r)
 		    "(topdown explain --list --model NAME shows one)", "%s (%s)", err, cpu.model_name);
 		return;
 	}
-	add(r, "tma_model", TD_CHECK_OK, NULL, "%s (%s), %u general-purpose counters per thread with SMT, %u without",
+	add(r, "tma_model", TD_CHECK_OK, NULL, "%s (%s); its datasheet gives %u general-purpose counters per thread "
+	    "with SMT, %u without",
 	    model->name, model->long_name, model->gp_counters, model->gp_counters_smt_off);
 	read_sysctl("/proc/sys/kernel/nmi_watchdog", watchdog, sizeof(watchdog));
 	if (model->vendor == TD_VENDOR_INTEL && strcmp(watchdog, "1") == 0)
@@ -261,9 +298,10 @@ static void check_pmu_and_model(struct td_doctor_report *r)
 	else
 		add(r, "nmi_watchdog", TD_CHECK_OK, NULL, "holds no counter (kernel.nmi_watchdog = %s)",
 		    watchdog[0] ? watchdog : "absent");
-	if (hardware)
+	if (hardware) {
+		check_counters(r, model, &cpu);
 		check_levels(r, model, &cpu);
-	else
+	} else
 		add(r, "tma_levels", TD_CHECK_WARN, NULL, "levels 1-3: no counters to place without a PMU");
 }
 

@@ -28,10 +28,18 @@ struct td_check {
 
 #define TD_DOCTOR_MAX_CHECKS 24
 
+/* What the PMU gives now (the pmu_counters check), as numbers for --json. */
+struct td_doctor_counters {
+	bool probed;              /* false: no PMU, or the probe could not open an event */
+	unsigned gp_free, gp_documented;
+	unsigned fixed_free, fixed_documented; /* of the level-1 events' fixed counters */
+};
+
 struct td_doctor_report {
 	struct td_check checks[TD_DOCTOR_MAX_CHECKS];
 	size_t count;
 	bool can_collect; /* no check failed */
+	struct td_doctor_counters counters;
 };
 
 struct td_doctor_opts {

@@ -82,6 +82,18 @@ static void test_this_host(void **state)
 	assert_non_null(status_of(doc, "tma_levels"));
 	if (!cycles_open())
 		assert_string_equal(status_of(doc, "verify_hardware"), "warn");
+	/* the probe's numbers where a PMU opens, null where none does */
+	if (cycles_open()) {
+		json_t *counters = json_object_get(doc, "pmu_counters");
+
+		assert_non_null(status_of(doc, "pmu_counters"));
+		if (!json_is_null(counters))
+			assert_true(json_integer_value(json_object_get(counters, "gp_free")) <=
+				    json_integer_value(json_object_get(counters, "gp_documented")));
+	} else {
+		assert_true(json_is_null(json_object_get(doc, "pmu_counters")));
+		assert_null(status_of(doc, "pmu_counters"));
+	}
 	assert_int_equal(access(path, F_OK), -1); /* doctor creates no store */
 	json_decref(doc);
 	rmdir(db);

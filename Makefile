@@ -187,6 +187,11 @@ $(WORKLOAD): tests/workload/workload.c
 	@mkdir -p $(@D)
 	$(CC) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer $(WARN) -std=gnu11 -D_GNU_SOURCE -o $@ $< -lpthread
 
+# The kernel lab's other monitor: holds PMU counters of CPU 0 (tests/vm/hold_counters.c).
+$(OUT)/td-hold-counters: tests/vm/hold_counters.c
+	@mkdir -p $(@D)
+	$(CC) -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE -o $@ $<
+
 $(OUT)/tests/%: tests/%.c tests/*.h $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_INCLUDES) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
@@ -234,6 +239,10 @@ $(OUT)/bench_kb: bench/bench_kb.c $(LIB)
 
 bench-kb: $(OUT)/bench_kb
 	$(OUT)/bench_kb
+
+# bench/bench_probe.c: the start-up cost of probing the PMU's free counters.
+$(OUT)/bench_probe: bench/bench_probe.c $(LIB)
+	$(CC) $(ALL_INCLUDES) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 # deps first, in its own step: the pkg-config flags above are read when
 # make starts, so the build runs in a fresh make once the packages exist.

@@ -54,7 +54,7 @@ arm64: $(ARM64_OUT)/sysroot.stamp $(ARM64_OUT)/topdown-qemu
 	 PKG_CONFIG_LIBDIR=$(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu/pkgconfig:$(ARM64_SYSROOT)/usr/share/pkgconfig \
 	 $(MAKE) --no-print-directory ARCH=arm64 OUT=$(ARM64_OUT) \
 		CC="$(CROSS_COMPILE)gcc --sysroot=$(ARM64_SYSROOT)" \
-		$(ARM64_OUT)/topdown $(ARM64_OUT)/td-workload $(ARM64_TESTS)
+		$(ARM64_OUT)/topdown $(ARM64_OUT)/td-workload $(ARM64_OUT)/td-hold-counters $(ARM64_TESTS)
 
 test-arm64: deps
 	@$(MAKE) --no-print-directory arm64

@@ -143,7 +143,8 @@ libraries() {
 # links (at their host paths), the workload, and the checks as /init.
 build_initramfs() {
 	local root=$lab/initramfs img=$lab/initramfs.cpio.gz
-	[ "$img" -nt "$bin/topdown" ] && [ "$img" -nt "$here/init.sh" ] && [ "$img" -nt "$0" ] && return 0
+	[ "$img" -nt "$bin/topdown" ] && [ "$img" -nt "$here/init.sh" ] && [ "$img" -nt "$0" ] &&
+		{ [ ! -e "$bin/td-hold-counters" ] || [ "$img" -nt "$bin/td-hold-counters" ]; } && return 0
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,root,lab}
 	cp "$lab/busybox/busybox" "$root/bin/busybox"
@@ -152,6 +153,7 @@ build_initramfs() {
 		[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
 	done
 	cp "$bin/topdown" "$bin/td-workload" "$root/lab/"
+	[ -x "$bin/td-hold-counters" ] && cp "$bin/td-hold-counters" "$root/lab/"
 	for lib in $(libraries "$bin/topdown" "$bin/td-workload"); do
 		mkdir -p "$(dirname "$root${lib#"$sysroot"}")"
 		cp -L "$lib" "$root${lib#"$sysroot"}"

@@ -347,6 +347,21 @@ static json_t *tree_list(json_t *trees, const char *key_name)
 	return list;
 }
 
+/* The counter groups that take turns, as lists of event names. */
+static json_t *counter_plan_json(const struct td_tma_setup *setup)
+{
+	json_t *plan = json_array();
+
+	for (size_t g = 0; g < setup->plan.nr_groups; g++) {
+		json_t *group = json_array();
+
+		for (size_t n = 0; n < setup->plan.groups[g].nr_events; n++)
+			json_array_append_new(group, json_string(setup->events[setup->plan.groups[g].events[n]].name));
+		json_array_append_new(plan, group);
+	}
+	return plan;
+}
+
 /* null without Top-Down; the reason when unavailable; else model, groups and processes. */
 static json_t *tma_json(const struct td_run *run, const struct td_tma_choice *tma)
 {
@@ -364,12 +379,13 @@ static json_t *tma_json(const struct td_run *run, const struct td_tma_choice *tm
 	groups = td_metric_trees_json(run, TD_SCOPE_GROUP);
 	processes = td_metric_trees_json(run, TD_SCOPE_PROCESS);
 	/* slots_per_cycle: null when no formula takes a slot width */
-	root = json_pack("{s:s, s:s, s:s?, s:s?, s:i, s:s, s:b, s:i, s:I, s:o, s:s?, s:o, s:o}", "model", model->name,
+	root = json_pack("{s:s, s:s, s:s?, s:s?, s:i, s:s, s:b, s:i, s:I, s:o, s:o, s:s?, s:o, s:o}", "model", model->name,
 			 "model_name", model->long_name, "note", model->notes,
 			 "variant", tma->setup->variant[0] ? tma->setup->variant : NULL, "level", tma->setup->depth,
 			 "pmu", tma->setup->pmu, "smt_on", tma->setup->facts.smt_on,
 			 "gp_counters", tma->setup->budget.gp_counters,
 			 "counter_groups", (json_int_t)tma->setup->plan.nr_groups,
+			 "counter_plan", counter_plan_json(tma->setup),
 			 "slots_per_cycle", width ? json_integer(width) : json_null(),
 			 "slots_from", !width ? NULL : from_pmu ? "pmu" : "model",
 			 "groups", tree_list(groups, "group"), "processes", tree_list(processes, "pid"));

@@ -233,11 +233,11 @@ static void check_counters(struct td_doctor_report *r, const struct td_model *mo
 {
 	struct td_tma_setup *setup = calloc(1, sizeof(*setup));
 	struct td_doctor_counters *c = &r->counters;
-	char note[512], err[320] = "";
+	char err[320] = "";
 	int ret = setup ? td_tma_setup(model, 1, "", cpu, setup, err, sizeof(err)) : -ENOMEM;
 
-	if (!ret)
-		ret = td_tma_probe(setup, note, sizeof(note), err, sizeof(err));
+	if (!ret) /* the numbers are the report; the plan's note would say them again */
+		ret = td_tma_probe(setup, NULL, 0, err, sizeof(err));
 	if (setup && setup->probe.done) {
 		c->probed = true;
 		c->gp_free = setup->probe.gp_free;
@@ -255,12 +255,11 @@ static void check_counters(struct td_doctor_report *r, const struct td_model *mo
 		add(r, "pmu_counters", c->gp_free < c->gp_documented ? TD_CHECK_WARN : TD_CHECK_OK,
 		    c->gp_free < c->gp_documented ? "fewer counters mean more counter groups taking turns: "
 		    "a larger or metal instance, or stopping other monitors, gives more" : NULL,
-		    "%u of %u general-purpose counters free%s; %s%s%s", c->gp_free, c->gp_documented,
+		    "%u of %u general-purpose counters free%s; %s", c->gp_free, c->gp_documented,
 		    setup->probe.gp_more ? " (the PMU has more than the model documents: the model's count is used)" : "",
 		    !c->fixed_documented ? "no fixed counter in level 1" :
 		    c->fixed_free == c->fixed_documented ? "the fixed counters level 1 uses are free" :
-		    model->vendor == TD_VENDOR_INTEL ? "a fixed counter is taken" : "the cycle counter is taken",
-		    note[0] ? "; " : "", note);
+		    model->vendor == TD_VENDOR_INTEL ? "a fixed counter is taken" : "the cycle counter is taken");
 	free(setup);
 }
 

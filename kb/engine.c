@@ -546,8 +546,9 @@ int td_engine_explain_undefined(const struct td_engine *e, const struct td_run *
 				 "does not implement, as an emulated CPU's does of most, and a ratio over 0 is undefined)",
 				 zero);
 	if (uncounted[0] && used < len)
-		used += snprintf(why + used, len - used, "%s%s never counted (a window too short for every counter "
-				 "group?)", zero[0] ? "; " : "", uncounted);
+		used += snprintf(why + used, len - used, "%s%s never counted (their counter group had no turn in "
+				 "a window too short for every group, or no free counter in it)", zero[0] ? "; " : "",
+				 uncounted);
 	if (lowered && used < len)
 		snprintf(why + used, len - used, "%s%s rest%s on %s, which counted 0 in every thread: a PMU that does "
 			 "not implement an event counts 0 of it", undefined ? "; " : "", low, lowered == 1 ? "s" : "",

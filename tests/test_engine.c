@@ -648,7 +648,7 @@ static void test_zero_counters_explained(void **state)
 	run->threads[0].counters[5] = run->threads[1].counters[5] = (struct td_counter_value){ NAN, 0 };
 	assert_int_equal(td_engine_explain_undefined(e, run, why, sizeof(why)), 2);
 	assert_string_equal(why, "Bad_Speculation, Retiring are n/a over the whole run: OP_SPEC never counted "
-			    "(a window too short for every counter group?)");
+			    "(their counter group had no turn in a window too short for every group, or no free counter in it)");
 
 	/* no cycles at all: every node is undefined, and CPU_CYCLES is named */
 	for (int i = 0; i < 2; i++)

@@ -161,6 +161,8 @@ collect_known_loop() {
 		sleep 0.5
 	done
 	sleep 3
+	# a command to run once the collector counts, before the loop starts (check_held_counters)
+	[ -n "${before_release:-}" ] && eval "$before_release"
 	echo g >&3
 	exec 3>&-
 	wait $workload
@@ -297,6 +299,18 @@ check_held_counters() {
 	done
 	kill $holder
 	wait $holder 2>/dev/null
+	# taken after the plan was made: the groups have their turns and never a counter
+	before_release='td-hold-counters 6 cycles >/tmp/hold.out 2>&1 & holder=$!; sleep 1'
+	collect_known_loop "--level 1" 50000000 50ms
+	before_release=
+	kill $holder
+	wait $holder 2>/dev/null
+	if grep -q 'never got a counter: another user took' /tmp/truth.err &&
+	   grep -q '"value": null' /tmp/truth.json; then
+		result held_after_start ok "$(grep -o '[A-Z_, ]* had [a-z]* counter group.s turns but never got a counter' /tmp/truth.err | head -1)"
+	else
+		result held_after_start fail "$(head -c 400 /tmp/truth.err | tr '\n' ' ')"
+	fi
 	td-hold-counters 6 cycles >/tmp/hold.out 2>&1 &
 	holder=$!
 	sleep 1

@@ -544,6 +544,22 @@ static void print_hot(const struct td_run *run, const struct locate_run *lr)
 	       run->id);
 }
 
+/* Says once which events had their group's turns but never a counter: someone took the PMU's counters. */
+static void say_starved(const struct td_collector *c, const struct td_run *run)
+{
+	bool starved[TD_MAX_EVENTS];
+	char names[512] = "";
+	size_t used = 0, n = td_collector_starved_events(c, starved);
+
+	for (size_t e = 0; n && e < run->nr_events && used < sizeof(names); e++)
+		if (starved[e])
+			used += snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "", run->event_names[e]);
+	if (n)
+		fprintf(stderr, "topdown: %s had %s counter group's turns but never got a counter: another user took the "
+			"PMU's counters after topdown planned them (`topdown doctor` shows what is free); %s n/a\n",
+			names, n == 1 ? "its" : "their", n == 1 ? "it is" : "they are");
+}
+
 /* Says once why nodes of the tree are n/a over the whole run, or rest on events that counted 0. */
 static int explain_undefined(const struct td_engine *engine, const struct td_run *run, char *err, size_t errlen)
 {
@@ -593,6 +609,8 @@ static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, 
 		snprintf(err, errlen, "out of memory keeping the profile");
 	if (!ret && tma->engine)
 		ret = td_engine_compute(tma->engine, run, err, errlen);
+	if (!ret && tma->engine)
+		say_starved(c, run);
 	if (!ret && tma->engine)
 		ret = explain_undefined(tma->engine, run, err, errlen);
 	if (!ret)

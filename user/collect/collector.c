@@ -922,6 +922,23 @@ int td_collector_totals(const struct td_collector *c, struct td_thread_row **row
 	return window_rows(c, false, rows, count);
 }
 
+size_t td_collector_starved_events(const struct td_collector *c, bool *starved)
+{
+	size_t marked = 0;
+
+	for (size_t e = 0; e < c->nr_events; e++) {
+		__u64 enabled = 0, running = 0;
+
+		for (size_t i = 0; i < c->tracks.count; i++) {
+			enabled += c->tracks.sums[i * c->nr_events + e].enabled;
+			running += c->tracks.sums[i * c->nr_events + e].running;
+		}
+		starved[e] = enabled > 0 && running == 0;
+		marked += starved[e];
+	}
+	return marked;
+}
+
 /* Gone without an exit record (its last switch unseen): nothing more will come. */
 static bool track_vanished(const struct track *t)
 {

@@ -93,6 +93,14 @@ int td_collector_totals(const struct td_collector *collector,
 			struct td_thread_row **rows, size_t *count);
 
 /*
+ * Marks starved[e] (nr_events of them) for each event whose counter group
+ * had its turns while threads ran (enabled time above 0) yet never got the
+ * PMU's counters (running 0 in every thread): another monitor took them
+ * after the plan was made. Returns how many it marked.
+ */
+size_t td_collector_starved_events(const struct td_collector *collector, bool *starved);
+
+/*
  * Ends a window (call after a drain): *rows receives the threads that ran
  * or exited since the previous window's end, with their totals over the
  * window (as td_collector_totals computes them), and the collector

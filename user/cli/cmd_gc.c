@@ -83,7 +83,6 @@ static int collect_garbage(struct td_store *store, void *args, char *err, size_t
 	struct gc_args *a = args;
 	struct td_run_summary *runs = NULL;
 	struct td_run_filter filter;
-	struct timespec now;
 	struct td_progress progress;
 	char when[32];
 	size_t count = 0;
@@ -91,8 +90,7 @@ static int collect_garbage(struct td_store *store, void *args, char *err, size_t
 
 	if (ret < 0)
 		return ret;
-	clock_gettime(CLOCK_REALTIME, &now);
-	filter.before_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - (int64_t)a->older_than_ns;
+	filter.before_ns = td_now_minus_ns(a->older_than_ns);
 	td_format_time(filter.before_ns, when, sizeof(when));
 	if (a->dry_run) {
 		ret = td_store_list_runs(store, &filter, &runs, &count, err, errlen);

@@ -204,12 +204,10 @@ int td_cmd_list(int argc, char **argv)
 	if (!(store = td_store_open_flags(&store_flags, a.db, NULL, 0, err, sizeof(err))))
 		ret = -EIO;
 	if (!ret) {
-		struct timespec now;
 		struct td_run_filter filter = { .labels = &a.labels, .process = a.process };
 
-		clock_gettime(CLOCK_REALTIME, &now);
 		if (a.last_ns)
-			filter.since_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - (int64_t)a.last_ns;
+			filter.since_ns = td_now_minus_ns(a.last_ns);
 		ret = a.labels_mode ? list_labels(store, &a, &filter, err, sizeof(err))
 				    : list_runs(store, &a, &filter, err, sizeof(err));
 	}

@@ -432,7 +432,7 @@ static void test_mcp_options(void **state)
 	expect_refusal((const char *[]){ "--system-wide", "--mcp-listen", "127.0.0.1:8000",
 					 "--mcp-token-file", "/root/mcp.token", NULL }, "ProtectHome");
 	expect_refusal((const char *[]){ "--system-wide", "--mcp-listen", "127.0.0.1:8000",
-					 "--mcp-request-timeout", "0s", NULL }, "longer than zero");
+					 "--mcp-request-timeout", "0s", NULL }, "shorter than 1ms");
 }
 
 static void test_uninstall_removes_everything(void **state)

@@ -39,7 +39,8 @@ struct list_args {
 
 static const struct td_opt list_options[] = {
 	TD_OPTION("labels", TD_OPT_FLAG, offsetof(struct list_args, labels_mode), NULL,
-		  "instead of the runs: the label keys of the matching runs (or KEY's alone) with their values, most frequent first", .short_name = 'l'),
+		  "instead of the runs: the label keys of the matching runs (or KEY's alone) with their "
+		  "values, most frequent first", .short_name = 'l'),
 	TD_OPT_LABELS(struct list_args, labels, "runs with this label (repeatable: all must match)"),
 	TD_OPTION("process", TD_OPT_TEXT, offsetof(struct list_args, process), "NAME", "runs of this process",
 		  .short_name = 'p'),
@@ -56,8 +57,10 @@ static const struct td_opt list_options[] = {
 
 static const struct td_cli list_command = {
 	.command = "list",
-	.synopsis = "usage: topdown list [--label key=value]... [--process NAME] [--last 24h] [--limit N] [--db PATH] [--json]\n"
-		    "       topdown list --labels [KEY] [--label key=value]... [--process NAME] [--last 24h] [--limit N] [--json]\n",
+	.synopsis = "usage: topdown list [--label key=value]... [--process NAME] [--last 24h] [--limit N] [--db PATH]\n"
+		    "                    [--json]\n"
+		    "       topdown list --labels [KEY] [--label key=value]... [--process NAME] [--last 24h] [--limit N]\n"
+		    "                    [--json]\n",
 	.opts = list_options,
 	.max_operands = -1, /* the key of --labels KEY */
 };

@@ -451,6 +451,8 @@ int main(int argc, char **argv)
 		{ "metrics", required_argument, NULL, 'm' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "db", required_argument, NULL, 'D' },
+		{ "backend", required_argument, NULL, 'B' },
+		{ "dsn", required_argument, NULL, 'N' },
 		{ "time-one", no_argument, NULL, 'o' },
 		{ "repeat", required_argument, NULL, 'R' },
 		{ "writers", required_argument, NULL, 'w' },
@@ -459,7 +461,7 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	struct gen g = { .threads = 50, .rng = 1 };
-	struct td_store_flags flags;
+	struct td_store_flags flags = { 0 };
 	long runs = 0, metrics = 40, repeat = 10, writers = 0, seconds = 10;
 	const char *db = NULL;
 	bool one = false;
@@ -467,7 +469,6 @@ int main(int argc, char **argv)
 	char err[1024];
 	int opt, ret;
 
-	td_store_flags_take(&argc, argv, &flags);
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		switch (opt) {
 		case 'r': runs = atol(optarg); break;
@@ -475,6 +476,8 @@ int main(int argc, char **argv)
 		case 'm': metrics = atol(optarg); break;
 		case 's': g.rng = strtoull(optarg, NULL, 10); break;
 		case 'D': db = optarg; break;
+		case 'B': flags.backend = optarg; break;
+		case 'N': flags.dsn = optarg; break;
 		case 'o': one = true; break;
 		case 'R': repeat = atol(optarg); break;
 		case 'w': writers = atol(optarg); break;

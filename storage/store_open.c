@@ -7,43 +7,6 @@
 
 #include "store_open.h"
 
-/* The value of flag name at argv[*i] ("--name=V" or "--name V"), advancing
- * *i past it; NULL when argv[*i] is not that flag with a value. */
-static const char *flag_value(int argc, char **argv, int *i, const char *name)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(argv[*i], name, n) != 0)
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n] != '\0' || *i + 1 >= argc)
-		return NULL;
-	return argv[++*i];
-}
-
-void td_store_flags_take(int *argc, char **argv, struct td_store_flags *flags)
-{
-	int kept = 1, i;
-
-	flags->backend = NULL;
-	flags->dsn = NULL;
-	for (i = 1; i < *argc && strcmp(argv[i], "--") != 0; i++) {
-		const char *value;
-
-		if ((value = flag_value(*argc, argv, &i, "--backend")))
-			flags->backend = value;
-		else if ((value = flag_value(*argc, argv, &i, "--dsn")))
-			flags->dsn = value;
-		else
-			argv[kept++] = argv[i];
-	}
-	while (i < *argc)
-		argv[kept++] = argv[i++];
-	argv[kept] = NULL;
-	*argc = kept;
-}
-
 static const char *env(const char *name)
 {
 	const char *value = getenv(name);

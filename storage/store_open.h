@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Opening the store the same way in every command: --db, --backend and
- * --dsn on the command line, else the TOPDOWN_DB_PATH, TOPDOWN_BACKEND and
- * TOPDOWN_DSN environment. --backend and --dsn are taken out of argv
- * before a command parses its own options, so every command accepts them
- * without listing them.
+ * --dsn on the command line (each command's option table has them, from
+ * user/cli/cli_options.h's TD_OPTS_STORE), else the TOPDOWN_DB_PATH,
+ * TOPDOWN_BACKEND and TOPDOWN_DSN environment.
  */
 #ifndef TOPDOWN_STORE_OPEN_H
 #define TOPDOWN_STORE_OPEN_H
@@ -18,13 +17,6 @@ struct td_store_flags {
 	const char *dsn;     /* --dsn: a PostgreSQL connection string */
 	unsigned cache_kib;  /* td_store_config.cache_kib; no flag sets it */
 };
-
-/*
- * Moves "--backend NAME", "--backend=NAME", "--dsn DSN" and "--dsn=DSN"
- * from argv[1..] into flags, keeping the other arguments in order, up to a
- * "--". A flag missing its value stays, for the command to report.
- */
-void td_store_flags_take(int *argc, char **argv, struct td_store_flags *flags);
 
 /*
  * The backend a command uses: --backend, else $TOPDOWN_BACKEND, else

@@ -171,8 +171,9 @@ if want packaging; then
 	run_check "top under tmux" tests/check_top.sh "$out"
 	run_check "progress on a terminal" tests/check_progress.sh "$out"
 	run_check "layers" tests/check_layers.sh
-	run_check "man page" tests/check_cli_docs.sh man
-	run_check "bash completion" tests/check_cli_docs.sh completion
+	run_check "man page" tests/check_cli_docs.sh man "$out"
+	run_check "bash completion" tests/check_cli_docs.sh completion "$out"
+	run_check "bad values at the command line's edge" tests/check_edge_options.sh "$out"
 	run_check "make install" tests/check_packaging.sh install "$out"
 	run_check "deb package" tests/check_packaging.sh deb "$out"
 	run_check "rpm spec" tests/check_packaging.sh rpm "$out"

@@ -138,6 +138,32 @@ static void test_parse_arg_syntax_errors(void **state)
 	expect_bad("k=a\tb", "control character");
 	expect_bad("k=a\nb", "control character");
 	expect_bad("k=\x7f", "control character");
+	/* Text both stores accept: UTF-8 only, checked before any window is collected */
+	expect_bad("k=\xff", "not UTF-8");
+	expect_bad("k=ab\xc3", "not UTF-8");          /* a character cut short */
+	expect_bad("k=\xc0\xaf", "not UTF-8");       /* an overlong '/' */
+	expect_bad("k=\xed\xa0\x80", "not UTF-8");  /* a surrogate */
+	expect_bad("k=a\xc2\x85" "b", "control character"); /* U+0085, NEXT LINE (C1) */
+	expect_bad("k=\xc2\x9b", "control character");   /* U+009B, the C1 CSI */
+}
+
+/* The message quotes a value that is not UTF-8 as valid UTF-8 text, '?' for each bad byte. */
+static void test_parse_arg_message_is_utf8(void **state)
+{
+	(void)state;
+	struct td_labels labels;
+	char err[256];
+
+	td_labels_init(&labels);
+	assert_int_equal(td_labels_parse_arg(&labels, "k=a\xff" "b", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "bad label 'k=a?b': the value is not UTF-8 text"));
+	/* a valid character at the cut is kept whole or replaced, never cut */
+	assert_int_equal(td_labels_parse_arg(&labels, "k=\xff\xc2\xa0\xc2\xa0", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'k=?\xc2\xa0\xc2\xa0'"));
+	assert_int_equal(labels.count, 0);
+	/* U+00A0 and beyond are text, not control characters */
+	assert_int_equal(td_labels_parse_arg(&labels, "k=a\xc2\xa0" "b", err, sizeof(err)), 0);
+	td_labels_free(&labels);
 }
 
 static void test_parse_arg_length_limits(void **state)
@@ -270,6 +296,7 @@ static void test_parse_list_errors(void **state)
 	expect_bad_list("team=db,", "an empty label");
 	expect_bad_list(",team=db", "an empty label");
 	expect_bad_list("team=d\tb", "bad label 'team=d?b'"); /* control characters shown as '?' */
+	expect_bad_list("team=db,tier=\xff", "bad label 'tier=?'"); /* TOPDOWN_LABELS is checked as --label is */
 }
 
 static void test_parse_list_out_of_memory(void **state)
@@ -323,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_parse_arg_syntax_errors),
 		cmocka_unit_test(test_parse_arg_length_limits),
 		cmocka_unit_test(test_parse_arg_message_is_printable),
+		cmocka_unit_test(test_parse_arg_message_is_utf8),
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_parse_list_ok),
 		cmocka_unit_test(test_parse_list_errors),

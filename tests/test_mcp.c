@@ -1033,9 +1033,17 @@ static void test_list_labels(void **state)
 	/* the run filters are the other tools' */
 	result = result_of(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
 			   "\"list_labels\",\"arguments\":{\"process\":\"app\",\"labels\":{\"git_branch\":\"dev\"},"
-			   "\"last\":\"100000d\"}}}");
+			   "\"last\":\"36500d\"}}}");
 	assert_int_equal(json_integer_value(json_object_get(structured(result), "runs")), 1);
 	json_decref(result);
+	/* past 100 years a duration is refused, never wrapped into the future */
+	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+			  "\"list_labels\",\"arguments\":{\"last\":\"150000d\"}}}",
+			  "bad duration '150000d' for argument 'last': it is longer than 100 years; use at most 36500d");
+	/* a label value that no store would keep */
+	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+			  "\"list_labels\",\"arguments\":{\"labels\":{\"k\":\"a\\u0085b\"}}}}",
+			  "the value holds a control character");
 
 	/* failures the model can act on */
 	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":"
@@ -1364,7 +1372,7 @@ static void test_command_line(void **state)
 	assert_non_null(strstr(err, "--page-size"));
 	assert_int_equal(run_topdown((const char *const[]){ "mcp-serve", "--request-timeout", "0s", NULL },
 				     err, sizeof(err)), 2);
-	assert_non_null(strstr(err, "bad duration '0s' for --request-timeout: it must be longer than zero"));
+	assert_non_null(strstr(err, "bad duration '0s' for --request-timeout: it is shorter than 1ms"));
 	assert_int_equal(run_topdown((const char *const[]){ "mcp-serve", "serve", NULL }, err, sizeof(err)), 2);
 	assert_non_null(strstr(err, "unexpected argument 'serve'"));
 	assert_int_equal(run_topdown((const char *const[]){ "mcp-serve", "--help", NULL }, err, sizeof(err)), 0);

@@ -48,12 +48,14 @@ static void test_duration_decimals(void **state)
 	(void)state;
 	assert_int_equal(duration_ok("1.5m"), 90000000000ULL);
 	assert_int_equal(duration_ok("0.1s"), 100000000ULL);
-	assert_int_equal(duration_ok("0.000001ms"), 1ULL);
+	assert_int_equal(duration_ok("0.001s"), 1000000ULL);
 	assert_int_equal(duration_ok("2.25h"), 8100000000000ULL);
 	/* One third of a day, to the nanosecond, with digits past 1e-18 dropped. */
 	assert_int_equal(duration_ok("0.33333333333333333333333d"), 28799999999999ULL);
-	/* The largest whole number of days that fits. */
-	assert_int_equal(duration_ok("213503d"), 213503ULL * 86400000000000ULL);
+	/* The bounds: 1ms and 100 years of 365 days, both included. */
+	assert_int_equal(duration_ok("1ms"), TD_DURATION_MIN_NS);
+	assert_int_equal(duration_ok("36500d"), 36500ULL * 86400000000000ULL);
+	assert_int_equal(duration_ok("876000h"), TD_DURATION_MAX_NS);
 }
 
 static void test_duration_errors(void **state)
@@ -80,12 +82,38 @@ static void test_duration_errors(void **state)
 	duration_bad("5sec", syntax);
 	duration_bad("5ms5", syntax);
 	duration_bad("1.2.3s", syntax);
-	duration_bad("0s", "must be longer than zero");
-	duration_bad("0.0ms", "must be longer than zero");
-	duration_bad("0.0000001ms", "must be longer than zero"); /* 0.1 ns */
-	duration_bad("213504d", "too long; use at most 213503d");
-	duration_bad("99999999999999999999999ms", "too long");
-	duration_bad("18446744073709551615.9ms", "too long");
+	duration_bad("0s", "shorter than 1ms; use at least 1ms");
+	duration_bad("0.0ms", "shorter than 1ms");
+	duration_bad("0.0000001ms", "shorter than 1ms"); /* 0.1 ns */
+	duration_bad("0.999ms", "shorter than 1ms");
+	duration_bad("0.000001ms", "shorter than 1ms");
+	/* Past 100 years: refused, never wrapped (106,751 days overflow int64 ns) */
+	duration_bad("36500.001d", "bad duration '36500.001d' for --every: it is longer than 100 years; use at most 36500d");
+	duration_bad("36501d", "longer than 100 years");
+	duration_bad("110000d", "longer than 100 years");
+	duration_bad("127600d", "longer than 100 years");
+	duration_bad("150000d", "longer than 100 years");
+	duration_bad("213503d", "longer than 100 years");
+	duration_bad("213504d", "longer than 100 years");
+	duration_bad("99999999999999999999999ms", "longer than 100 years");
+	duration_bad("18446744073709551615.9ms", "longer than 100 years");
+}
+
+/* "Older than" and "the last": a time in the past, saturated rather than wrapped. */
+static void test_time_minus(void **state)
+{
+	(void)state;
+	int64_t now = 1800000000LL * 1000000000LL; /* 2027 */
+
+	assert_int_equal(td_time_minus_ns(now, 1000000000ULL), now - 1000000000LL);
+	/* the longest duration from now is still in the past, and representable */
+	assert_true(td_time_minus_ns(now, TD_DURATION_MAX_NS) < now);
+	assert_int_equal(td_time_minus_ns(now, TD_DURATION_MAX_NS), now - (int64_t)TD_DURATION_MAX_NS);
+	/* beyond what int64 holds: the earliest time, never one in the future */
+	assert_int_equal(td_time_minus_ns(now, UINT64_MAX), INT64_MIN);
+	assert_int_equal(td_time_minus_ns(INT64_MIN + 5, 10), INT64_MIN);
+	assert_int_equal(td_time_minus_ns(now, (uint64_t)INT64_MAX + 1), INT64_MIN);
+	assert_true(td_now_minus_ns(TD_DURATION_MAX_NS) < td_now_minus_ns(TD_DURATION_MIN_NS));
 }
 
 static void test_duration_error_truncates_long_input(void **state)
@@ -233,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_duration_decimals),
 		cmocka_unit_test(test_duration_errors),
 		cmocka_unit_test(test_duration_error_truncates_long_input),
+		cmocka_unit_test(test_time_minus),
 		cmocka_unit_test(test_pid_list_ok),
 		cmocka_unit_test(test_pid_list_errors),
 		cmocka_unit_test(test_int_range),

@@ -349,6 +349,26 @@ static void test_gc(void **state)
 	expect_refused(&r, 2, "--older-than");
 	cli(b, &r, "gc", "--older-than", "30d", "--json", NULL);
 	expect_refused(&r, 2, "do not apply");
+	/* Past 106,751 days int64 nanoseconds wrap and the cutoff lands in the
+	 * future: every run would go. Past 100 years is refused, and nothing is. */
+	for (int i = 0; i < 4; i++) {
+		static const char *const huge[] = { "127600d", "150000d", "200000d", "213503d" };
+
+		cli(b, &r, "gc", "--older-than", huge[i], NULL);
+		expect_refused(&r, 2, "for --older-than: it is longer than 100 years; use at most 36500d");
+		cli(b, &r, "list", "--last", huge[i], NULL);
+		expect_refused(&r, 2, "for --last: it is longer than 100 years");
+		cli(b, &r, "query", "--last", huge[i], NULL);
+		expect_refused(&r, 2, "for --last: it is longer than 100 years");
+	}
+	cli(b, &r, "gc", "--older-than", "36500d", NULL);
+	expect(&r, 0, "deleted 0 runs", NULL);
+	cli(b, &r, "list", "--last", "36500d", "--limit", "100", "--json", NULL);
+	expect(&r, 0, NULL, NULL);
+	json_t *all = parse_json(r.out);
+
+	assert_int_equal(json_array_size(all), 26); /* every run, none lost */
+	json_decref(all);
 	cli(b, &r, "gc", "--older-than", "20d", "--batch", "3", NULL);
 	expect(&r, 0, "deleted 15 runs", NULL);
 	cli(b, &r, "list", "--limit", "100", "--json", NULL);

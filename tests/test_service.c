@@ -393,6 +393,44 @@ static void test_refuses_bad_input(void **state)
 	expect_refusal((const char *[]){ "--system-wide", "extra", NULL }, "unexpected argument 'extra'");
 }
 
+/* The agent's own option table: a sampling agent, one with --events, options
+ * in the order given, a repeated one once with its last value. */
+static void test_sampling_agent(void **state)
+{
+	const char *args[] = { "--process", "redis-server", "--sample=cycles", "--every", "1m",
+			       "--sample-freq", "49", "--every", "2m", "--process", "memtier", "--preview", NULL };
+	const char *events[] = { "--system-wide", "--events", "task-clock,context-switches", "--sample", "--preview",
+				 NULL };
+	char exec_start[PATH_MAX + 256];
+	struct cli_result r;
+
+	(void)state;
+	run_service(&r, "install-service", args);
+	assert_int_equal(r.status, 0);
+	snprintf(exec_start, sizeof(exec_start), "\nExecStart=%s agent --process redis-server --sample=cycles "
+		 "--every 2m --sample-freq 49 --process memtier\n", topdown_realpath());
+	if (!strstr(r.out, exec_start))
+		fail_msg("no '%s' in:\n%s", exec_start, r.out);
+	run_service(&r, "install-service", events);
+	assert_int_equal(r.status, 0);
+	snprintf(exec_start, sizeof(exec_start), "\nExecStart=%s agent --system-wide --events "
+		 "task-clock,context-switches --sample\n", topdown_realpath());
+	if (!strstr(r.out, exec_start))
+		fail_msg("no '%s' in:\n%s", exec_start, r.out);
+
+	/* what the agent refuses, refused here */
+	expect_refusal((const char *[]){ "--system-wide", "--sample-freq", "49", NULL },
+		       "--sample-freq sets the rate of --sample: give --sample too");
+	expect_refusal((const char *[]){ "--system-wide", "--sample=", NULL }, "--sample= names no event");
+	expect_refusal((const char *[]){ "--system-wide", "--events", "task-clock", "--level", "2", NULL },
+		       "give one or the other");
+	expect_refusal((const char *[]){ "--system-wide", "--every", "213503d", NULL },
+		       "bad duration '213503d' for --every: it is longer than 100 years");
+	expect_refusal((const char *[]){ "--system-wide", "--label", "k=\xff", NULL }, "not UTF-8");
+	/* the agent's options for a terminal run are not a service's */
+	expect_refusal((const char *[]){ "--system-wide", "--windows", "3", NULL }, "'--windows'");
+}
+
 /* --mcp-listen and its companions reach ExecStart, checked as the agent
  * checks them at start (where a refusal would be a restart loop). */
 static void test_mcp_options(void **state)
@@ -432,7 +470,7 @@ static void test_mcp_options(void **state)
 	expect_refusal((const char *[]){ "--system-wide", "--mcp-listen", "127.0.0.1:8000",
 					 "--mcp-token-file", "/root/mcp.token", NULL }, "ProtectHome");
 	expect_refusal((const char *[]){ "--system-wide", "--mcp-listen", "127.0.0.1:8000",
-					 "--mcp-request-timeout", "0s", NULL }, "longer than zero");
+					 "--mcp-request-timeout", "0s", NULL }, "shorter than 1ms");
 }
 
 static void test_uninstall_removes_everything(void **state)
@@ -537,6 +575,7 @@ int main(void)
 						remove_scratch),
 		cmocka_unit_test_setup_teardown(test_refuses_bad_input, make_scratch, remove_scratch),
 		cmocka_unit_test_setup_teardown(test_mcp_options, make_scratch, remove_scratch),
+		cmocka_unit_test_setup_teardown(test_sampling_agent, make_scratch, remove_scratch),
 		cmocka_unit_test_setup_teardown(test_uninstall_removes_everything, make_scratch,
 						remove_scratch),
 		cmocka_unit_test_setup_teardown(test_without_running_systemd, make_scratch,

@@ -979,29 +979,6 @@ static void test_pg_text_not_utf8(void **state)
 
 /* ---- opening from flags and the environment ---- */
 
-static void test_flags_take(void **state)
-{
-	char *argv[] = { "query", "--label", "a=b", "--dsn", "host=x", "--backend=postgresql",
-			 "--json", "--dsn=host=y", "--", "--dsn", "z", NULL };
-	char *lone[] = { "list", "--backend", NULL };
-	int argc = 11, lone_argc = 2;
-	struct td_store_flags flags;
-
-	(void)state;
-	td_store_flags_take(&argc, argv, &flags);
-	assert_string_equal(flags.backend, "postgresql");
-	assert_string_equal(flags.dsn, "host=y"); /* the last one wins */
-	assert_int_equal(argc, 7);
-	assert_string_equal(argv[3], "--json");
-	assert_string_equal(argv[4], "--");
-	assert_string_equal(argv[5], "--dsn"); /* after "--": an argument */
-	assert_null(argv[7]);
-	/* Without a value it stays for the command to report. */
-	td_store_flags_take(&lone_argc, lone, &flags);
-	assert_int_equal(lone_argc, 2);
-	assert_null(flags.backend);
-}
-
 static void test_open_flags(void **state)
 {
 	struct backend *b = backend_of(state);
@@ -1084,7 +1061,6 @@ int main(int argc, char **argv)
 		BACKEND_TEST(test_pg_location_hides_password, "postgresql"),
 		BACKEND_TEST(test_pg_newer_schema_is_refused, "postgresql"),
 		BACKEND_TEST(test_pg_text_not_utf8, "postgresql"),
-		cmocka_unit_test(test_flags_take),
 		BACKEND_TEST(test_open_flags, "sqlite"),
 	};
 

@@ -14,7 +14,6 @@
  * the counters that do work, and one line says why there is no tree.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -57,6 +56,7 @@ struct collect_args {
 	struct td_event events[TD_MAX_EVENTS];
 	size_t nr_events;
 	const char *db;
+	struct td_store_flags store_flags;
 	bool sample;               /* --sample: locate where the samples land */
 	const char *sample_event;  /* --sample=EVENT; NULL: the default */
 	const char *sample_for;    /* --sample-for NODE: the default is that node's event */
@@ -79,27 +79,60 @@ static void request_stop(int sig)
 	stop_requested = 1;
 }
 
-static const char usage_text[] =
-	"usage: topdown collect (--process NAME | --pid PID[,PID...] | --system-wide)\n"
-	"                       [--duration 10s] [--interval 1s] [--level 1..3] [--cpu-model NAME]\n"
-	"                       [--label key=value]... [--events LIST] [--db PATH] [--json | --all-threads]\n"
-	"                       [--sample[=EVENT] | --sample-for NODE] [--sample-freq HZ | --sample-period N]\n"
-	"  --all-threads    list every thread in the text table, not only the busiest (--json has them all)\n"
-	"  --level N        depth of the Top-Down tree (4 where it needs no more counters than 3)\n"
-	"  --cpu-model NAME the CPU's Top-Down model instead of the detected one (spr, neoverse-v2, zen4, ...)\n"
-	"  --events LIST    count these events instead of the Top-Down ones\n"
-	"  --sample[=EVENT] also sample the targets' stacks (locate): EVENT, or the default (cycles;\n"
-	"                   cpu-clock without a hardware PMU); topdown query --hot and flamegraph read them\n"
-	"  --sample-for NODE sample the event that finds NODE's code on this CPU (DRAM_Bound,\n"
-	"                   Branch_Mispredicts, ...; topdown explain NODE names it), a parent's when it has none\n"
-	"  --sample-freq HZ samples per second per CPU (default 99)\n"
-	"  --sample-period N a sample every N events instead (exact counts, e.g. under emulation)\n";
+/* --events LIST: the counters instead of the Top-Down ones. */
+static int parse_events(void *field, const struct td_opt *opt, const char *value, char *err, size_t errlen)
+{
+	struct collect_args *a = field;
+
+	(void)opt;
+	a->events_given = true;
+	return td_event_list_parse(value, a->events, TD_MAX_EVENTS, &a->nr_events, err, errlen);
+}
+
+static const struct td_opt collect_options[] = {
+	TD_OPTS_TARGET(struct collect_args, target),
+	TD_OPTION("duration", TD_OPT_DURATION, offsetof(struct collect_args, duration_ns), "D",
+		  "how long to count (default 10s)", .short_name = 'd'),
+	TD_OPTION("interval", TD_OPT_DURATION, offsetof(struct collect_args, interval_ns), "D",
+		  "one interval of counts every D (default 1s)", .short_name = 'i'),
+	TD_OPTION("level", TD_OPT_INT, offsetof(struct collect_args, level), "N",
+		  "depth of the Top-Down tree (4 where it needs no more counters than 3)", .min = 1, .max = 4,
+		  .sets = true, .set_offset = offsetof(struct collect_args, level_given), .short_name = 'l'),
+	TD_OPTION("cpu-model", TD_OPT_NAME, offsetof(struct collect_args, cpu_model), "NAME",
+		  "the CPU's Top-Down model instead of the detected one (spr, neoverse-v2, zen4, ...)",
+		  .short_name = 'm'),
+	TD_OPT_LABELS(struct collect_args, user_labels, "stored with the run (repeatable; overrides a detected one)"),
+	TD_OPTION("events", TD_OPT_CALL, 0, "LIST", "count these events instead of the Top-Down ones",
+		  .call = parse_events, .short_name = 'e'),
+	TD_OPTION("json", TD_OPT_FLAG, offsetof(struct collect_args, json), NULL, "the result as JSON",
+		  .short_name = 'j'),
+	TD_OPTION("all-threads", TD_OPT_FLAG, offsetof(struct collect_args, all_threads), NULL,
+		  "list every thread in the text table, not only the busiest (--json has them all)",
+		  .short_name = 'A'),
+	TD_OPTS_SAMPLE(struct collect_args, sample, sample_event, sample_freq_hz, 0),
+	TD_OPTION("sample-for", TD_OPT_NAME, offsetof(struct collect_args, sample_for), "NODE",
+		  "sample the event that finds NODE's code on this CPU (DRAM_Bound, Branch_Mispredicts, ...; "
+		  "topdown explain NODE names it), a parent's when it has none",
+		  .sets = true, .set_offset = offsetof(struct collect_args, sample)),
+	TD_OPTION("sample-period", TD_OPT_U64, offsetof(struct collect_args, sample_period), "N",
+		  "a sample every N events instead (exact counts, e.g. under emulation)", .min = 1, .max = 1L << 40),
+	TD_OPTS_STORE(struct collect_args, db, store_flags),
+	{ 0 }
+};
+
+static const struct td_cli collect_command = {
+	.command = "collect",
+	.synopsis = "usage: topdown collect (--process NAME | --pid PID[,PID...] | --system-wide)\n"
+		    "                       [--duration 10s] [--interval 1s] [--level 1..3] [--cpu-model NAME]\n"
+		    "                       [--label key=value]... [--events LIST] [--db PATH] [--json | --all-threads]\n"
+		    "                       [--sample[=EVENT] | --sample-for NODE] [--sample-freq HZ | --sample-period N]\n",
+	.opts = collect_options,
+};
 
 /* One line: what is wrong, and where the options are described. */
 static int usage_error(const char *message)
 {
-	fprintf(stderr, "topdown collect: %s (topdown collect --help lists the options)\n", message);
-	return TD_EXIT_USAGE;
+	return td_cli_usage_error(&collect_command, message);
 }
 
 /* --cpu-model must name a model of the knowledge base this host can be. */
@@ -116,90 +149,26 @@ static int check_cpu_model(const char *name, char *err, size_t errlen)
 /* Parses and checks every option; returns 0 or an exit code. */
 static int parse_args(int argc, char **argv, struct collect_args *a)
 {
-	static const struct option options[] = {
-		{ "process", required_argument, NULL, 'p' },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "system-wide", no_argument, NULL, 'a' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "level", required_argument, NULL, 'l' },
-		{ "cpu-model", required_argument, NULL, 'm' },
-		{ "label", required_argument, NULL, 'L' },
-		{ "events", required_argument, NULL, 'e' },
-		{ "db", required_argument, NULL, 'D' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "all-threads", no_argument, NULL, 'A' },
-		{ "sample", optional_argument, NULL, 'S' },
-		{ "sample-freq", required_argument, NULL, 'F' },
-		{ "sample-period", required_argument, NULL, 'Q' },
-		{ "sample-for", required_argument, NULL, 'N' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	struct td_cli_seen seen;
 	char err[512] = "";
-	int opt, ret = 0;
-	long freq = 0, period = 0;
+	int ret;
 
 	a->duration_ns = 10ull * 1000000000;
-	a->sample_freq_hz = TD_DEFAULT_SAMPLE_FREQ_HZ;
 	a->interval_ns = 1000000000;
 	a->level = 1;
-	optind = 1;
-	opterr = 0; /* our one-line message instead of getopt's */
-	while (!ret && (opt = getopt_long(argc, argv, "p:P:ad:i:l:m:L:e:D:jAh", options, NULL)) != -1) {
-		ret = td_target_args_take(&a->target, opt, optarg, err, sizeof(err));
-		if (ret) { /* a target option: taken, or a bad value */
-			ret = ret < 0 ? ret : 0;
-			continue;
-		}
-		switch (opt) {
-		case 'A': a->all_threads = true; break;
-		case 'd': ret = td_parse_duration_ns(optarg, "--duration", &a->duration_ns, err, sizeof(err)); break;
-		case 'i': ret = td_parse_duration_ns(optarg, "--interval", &a->interval_ns, err, sizeof(err)); break;
-		case 'l': a->level_given = true; ret = td_parse_int_range(optarg, "--level", 1, 4, &a->level, err, sizeof(err)); break;
-		case 'm': a->cpu_model = optarg; break;
-		case 'L': ret = td_labels_parse_arg(&a->user_labels, optarg, err, sizeof(err)); break;
-		case 'e': a->events_given = true;
-			ret = td_event_list_parse(optarg, a->events, TD_MAX_EVENTS, &a->nr_events, err, sizeof(err));
-			break;
-		case 'D': a->db = optarg; break;
-		case 'j': a->json = true; break;
-		case 'S': a->sample = true; a->sample_event = optarg; break;
-		case 'N': a->sample = true; a->sample_for = optarg; break;
-		case 'F': ret = td_parse_int_range(optarg, "--sample-freq", 1, 1000000, &freq, err, sizeof(err));
-			a->sample_freq_hz = (uint64_t)freq;
-			break;
-		case 'Q': ret = td_parse_int_range(optarg, "--sample-period", 1, 1L << 40, &period, err, sizeof(err));
-			a->sample_period = (uint64_t)period;
-			break;
-		case 'h': fputs(usage_text, stdout); return -1;
-		default:
-			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'", argv[optind - 1]);
-			ret = -EINVAL;
-		}
-	}
-	if (ret)
-		return usage_error(err);
-	if (optind < argc) {
-		snprintf(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
-		return usage_error(err);
-	}
+	if ((ret = td_cli_read(&collect_command, argc, argv, a, &seen)))
+		return ret;
 	if (td_target_args_check(&a->target, err, sizeof(err)))
 		return usage_error(err);
 	if (a->events_given && (a->level_given || a->cpu_model))
 		return usage_error("--events replaces the Top-Down counters that --level and --cpu-model choose: give one or the other");
 	if (a->cpu_model && check_cpu_model(a->cpu_model, err, sizeof(err)))
 		return usage_error(err);
-	if (freq && !a->sample)
-		return usage_error("--sample-freq sets the rate of --sample: give --sample too");
-	if (period && !a->sample)
-		return usage_error("--sample-period sets the rate of --sample: give --sample too");
-	if (period && freq)
-		return usage_error("--sample-freq and --sample-period both set the rate: give one");
-	if (a->sample_for && a->sample_event)
-		return usage_error("--sample-for chooses the event that --sample=EVENT names: give one or the other");
-	if (a->sample_event && !*a->sample_event)
-		return usage_error("--sample= names no event: give --sample alone for the default, or --sample=EVENT");
+	if (td_sample_options_check(a->sample, a->sample_event, a->sample_for, a->sample_freq_hz, a->sample_period,
+				    err, sizeof(err)))
+		return usage_error(err);
+	if (!a->sample_freq_hz)
+		a->sample_freq_hz = TD_DEFAULT_SAMPLE_FREQ_HZ;
 	return 0;
 }
 
@@ -640,12 +609,10 @@ int td_cmd_collect(int argc, char **argv)
 	struct collect_args a = { 0 };
 	struct td_tma_choice tma = { 0 };
 	struct td_store *store = NULL;
-	struct td_store_flags store_flags;
 	char err[768] = "", db_path[4096];
 	int ret;
 
 	td_labels_init(&a.user_labels);
-	td_store_flags_take(&argc, argv, &store_flags);
 	ret = parse_args(argc, argv, &a);
 	if (ret) {
 		td_labels_free(&a.user_labels);
@@ -655,7 +622,7 @@ int td_cmd_collect(int argc, char **argv)
 	if (!ret)
 		ret = td_collect_choose_events(a.cpu_model, a.level, a.events_given, a.events, &a.nr_events, &tma,
 					       err, sizeof(err));
-	if (!ret && !(store = td_store_open_flags(&store_flags, a.db, db_path, sizeof(db_path), err, sizeof(err))))
+	if (!ret && !(store = td_store_open_flags(&a.store_flags, a.db, db_path, sizeof(db_path), err, sizeof(err))))
 		ret = -1;
 	if (!ret)
 		ret = collect_and_store(&a, &tma, store, db_path, err, sizeof(err));

@@ -6,7 +6,6 @@
  * for CI gates.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,42 +27,42 @@ struct compare_args {
 	long level, top_n;
 };
 
-static const char usage_text[] =
-	"usage: topdown compare RUN_A RUN_B [OPTIONS]\n"
-	"       topdown compare --label-a key=value... --label-b key=value... [--label key=value]...\n"
-	"                       [--process NAME] [--last 7d] [OPTIONS]\n"
-	"options: [--threshold PP] [--alpha P] [--fail-on-regression] [--threads] [--level 1..4]\n"
-	"         [--top-n N] [--json | --csv] [--db PATH | --backend postgresql --dsn DSN]\n"
-	"         [--hot [--thread NAME|TID]]: which functions got hotter or cooler (runs collected\n"
-	"         with --sample), by their self share of the samples; --top-n rows each way (default 10)\n"
-	"B is compared against A with Welch's t-test; --threshold (percentage points, default 1)\n"
-	"is the smallest change that counts; --fail-on-regression exits 3 when one is found.\n";
+static const struct td_opt compare_options[] = {
+	TD_OPTION("label-a", TD_OPT_LABEL, offsetof(struct compare_args, labels_a), "key=value",
+	  "side A: the runs with this label (repeatable)"),
+	TD_OPTION("label-b", TD_OPT_LABEL, offsetof(struct compare_args, labels_b), "key=value",
+	  "side B: the runs with this label (repeatable)"),
+	TD_OPTION("threshold", TD_OPT_NUMBER, offsetof(struct compare_args, threshold_pp), "PP",
+	  "the smallest change that counts, in percentage points (default 1)", .low = 0, .high = 100),
+	TD_OPTION("alpha", TD_OPT_NUMBER, offsetof(struct compare_args, alpha), "P",
+	  "the t-test's significance level (default 0.05)", .low = 0.000001, .high = 0.5),
+	TD_OPTION("fail-on-regression", TD_OPT_FLAG, offsetof(struct compare_args, fail_on_regression), NULL,
+	  "exit 3 when a regression is found"),
+	TD_OPTION("threads", TD_OPT_FLAG, offsetof(struct compare_args, threads), NULL, "compare thread names' trees too"),
+	TD_OPTION("hot", TD_OPT_FLAG, offsetof(struct compare_args, hot), NULL,
+	  "which functions got hotter or cooler (runs collected with --sample), by self share"),
+	TD_OPTION("thread", TD_OPT_TEXT, offsetof(struct compare_args, thread), "NAME|TID", "with --hot: one thread's samples"),
+	TD_OPTION("level", TD_OPT_INT, offsetof(struct compare_args, level), "N", "the tree's depth, 1 to 4", .min = 1, .max = 4),
+	TD_OPTION("top-n", TD_OPT_INT, offsetof(struct compare_args, top_n), "N", "rows each way (default 10)",
+	  .min = 1, .max = 1000000),
+	TD_OPTS_RUN_FILTERS(struct compare_args, cli),
+	{ 0 }
+};
+
+static const struct td_cli compare_command = {
+	.command = "compare",
+	.synopsis = "usage: topdown compare RUN_A RUN_B [OPTIONS]\n"
+		    "       topdown compare --label-a key=value... --label-b key=value... [--label key=value]...\n"
+		    "                       [--process NAME] [--last 7d] [OPTIONS]\n",
+	.notes = "B is compared against A with Welch's t-test; --threshold (percentage points, default 1)\n"
+		 "is the smallest change that counts; --fail-on-regression exits 3 when one is found.\n",
+	.opts = compare_options,
+	.max_operands = -1, /* two run ids, or none: sides_problem says */
+};
 
 static int usage_error(const char *message)
 {
-	fprintf(stderr, "topdown compare: %s (topdown compare --help lists the options)\n", message);
-	return TD_EXIT_USAGE;
-}
-
-static int own_option(void *args, int opt, const char *arg, char *err, size_t errlen)
-{
-	struct compare_args *a = args;
-
-	switch (opt) {
-	case 'A': return td_labels_parse_arg(&a->labels_a, arg, err, errlen);
-	case 'Z': return td_labels_parse_arg(&a->labels_b, arg, err, errlen);
-	case 'e': return td_parse_number(arg, "--threshold", 0, 100, &a->threshold_pp, err,
-					 errlen);
-	case 'a': return td_parse_number(arg, "--alpha", 0.000001, 0.5, &a->alpha, err,
-					 errlen);
-	case 'f': a->fail_on_regression = true; return 0;
-	case 'H': a->threads = true; return 0;
-	case 'O': a->hot = true; return 0;
-	case 'h': a->thread = arg; return 0;
-	case 'l': return td_parse_int_range(arg, "--level", 1, 4, &a->level, err, errlen);
-	case 'n': return td_parse_int_range(arg, "--top-n", 1, 1000000, &a->top_n, err, errlen);
-	default: return 0;
-	}
+	return td_cli_usage_error(&compare_command, message);
 }
 
 /* Two run ids, or two label sets: one way to name the sides. */
@@ -84,40 +83,22 @@ static const char *sides_problem(const struct compare_args *a, int nr_args)
 
 static int parse_args(int argc, char **argv, struct compare_args *a)
 {
-	static const struct option options[] = {
-		TD_QUERY_CLI_OPTIONS,
-		{ "label-a", required_argument, NULL, 'A' },
-		{ "label-b", required_argument, NULL, 'Z' },
-		{ "threshold", required_argument, NULL, 'e' },
-		{ "alpha", required_argument, NULL, 'a' },
-		{ "fail-on-regression", no_argument, NULL, 'f' },
-		{ "threads", no_argument, NULL, 'H' },
-		{ "hot", no_argument, NULL, 'O' },
-		{ "thread", required_argument, NULL, 'h' },
-		{ "level", required_argument, NULL, 'l' },
-		{ "top-n", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, TD_QUERY_CLI_HELP },
-		{ 0 }
-	};
-	char err[512] = "";
-	int ret;
+	struct td_cli_seen seen;
+	int ret = td_cli_read(&compare_command, argc, argv, a, &seen);
 
-	ret = td_query_cli_parse(&a->cli, argc, argv, options, usage_text, own_option, a, true, err, sizeof(err));
-	if (ret == TD_QUERY_CLI_HELP_SHOWN)
-		return -1;
 	if (ret)
-		return usage_error(err);
-	if (sides_problem(a, argc - optind))
-		return usage_error(sides_problem(a, argc - optind));
+		return ret;
+	if (sides_problem(a, seen.nr_operands))
+		return usage_error(sides_problem(a, seen.nr_operands));
 	if (a->thread && !a->hot)
 		return usage_error("--thread goes with --hot (--threads compares thread names' trees)");
 	if (a->hot && (a->threads || a->fail_on_regression || a->level || a->threshold_pp != DEFAULT_THRESHOLD_PP ||
 		       a->alpha))
 		return usage_error("--hot compares where samples land: --threads, --level, --threshold, --alpha and "
 				   "--fail-on-regression go with the Top-Down comparison");
-	if (optind < argc) {
-		a->run_a = argv[optind];
-		a->run_b = argv[optind + 1];
+	if (seen.nr_operands) {
+		a->run_a = seen.operands[0];
+		a->run_b = seen.operands[1];
 	}
 	return 0;
 }
@@ -176,7 +157,7 @@ int td_cmd_compare(int argc, char **argv)
 	int ret;
 
 	a.threshold_pp = DEFAULT_THRESHOLD_PP;
-	td_query_cli_init(&a.cli, &argc, argv);
+	td_query_cli_init(&a.cli);
 	td_labels_init(&a.labels_a);
 	td_labels_init(&a.labels_b);
 	ret = parse_args(argc, argv, &a);

@@ -4,23 +4,39 @@
  * (user/doctor/doctor.h), one line per check or --json. Exit 0 when
  * collection can work, 1 when it cannot, 2 on bad usage.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "doctor.h"
 #include "store_open.h"
 
-static const char usage_text[] =
-	"usage: topdown doctor [--verify] [--json] [--db PATH | --backend postgresql --dsn DSN]\n"
-	"Checks the kernel, BPF, privileges, the PMU and its Top-Down model, and the store.\n"
-	"  --verify   count a built-in loop through topdown's BPF path and through a plain\n"
-	"             per-thread perf_event_open, and compare (instructions and cycles where\n"
-	"             the host has hardware counters, else task-clock)\n"
-	"  --json     the checks as JSON\n";
+struct doctor_args {
+	struct td_store_flags store;
+	struct td_doctor_opts opts;
+	bool json;
+};
+
+static const struct td_opt doctor_options[] = {
+	TD_OPTION("verify", TD_OPT_FLAG, offsetof(struct doctor_args, opts.verify), NULL,
+		  "count a built-in loop through topdown's BPF path and through a plain per-thread "
+		  "perf_event_open, and compare (instructions and cycles where the host has hardware "
+		  "counters, else task-clock)", .short_name = 'v'),
+	TD_OPTION("json", TD_OPT_FLAG, offsetof(struct doctor_args, json), NULL, "the checks as JSON",
+		  .short_name = 'j'),
+	TD_OPTS_STORE(struct doctor_args, opts.db, store),
+	{ 0 }
+};
+
+static const struct td_cli doctor_command = {
+	.command = "doctor",
+	.synopsis = "usage: topdown doctor [--verify] [--json] [--db PATH | --backend postgresql --dsn DSN]\n"
+		    "Checks the kernel, BPF, privileges, the PMU and its Top-Down model, and the store.\n",
+	.opts = doctor_options,
+};
 
 static void print_text(const struct td_doctor_report *r)
 {
@@ -61,41 +77,16 @@ static void print_json(const struct td_doctor_report *r)
 
 int td_cmd_doctor(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "verify", no_argument, NULL, 'v' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "db", required_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	struct td_store_flags store = { 0 };
-	struct td_doctor_opts opts = { .store = &store };
+	struct doctor_args a = { 0 };
 	struct td_doctor_report report;
-	bool json = false;
-	int opt;
+	struct td_cli_seen seen;
+	int ret = td_cli_read(&doctor_command, argc, argv, &a, &seen);
 
-	td_store_flags_take(&argc, argv, &store);
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "vjD:h", options, NULL)) != -1) {
-		switch (opt) {
-		case 'v': opts.verify = true; break;
-		case 'j': json = true; break;
-		case 'D': opts.db = optarg; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default:
-			fprintf(stderr, "topdown doctor: unknown option, or one missing its value: '%s' "
-				"(topdown doctor --help lists the options)\n", argv[optind - 1]);
-			return TD_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "topdown doctor: unexpected argument '%s' (topdown doctor --help lists the options)\n",
-			argv[optind]);
-		return TD_EXIT_USAGE;
-	}
-	td_doctor_run(&opts, &report);
-	if (json)
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	a.opts.store = &a.store;
+	td_doctor_run(&a.opts, &report);
+	if (a.json)
 		print_json(&report);
 	else
 		print_text(&report);

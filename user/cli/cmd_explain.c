@@ -5,7 +5,6 @@
  * this file only parses arguments and formats.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,11 +12,9 @@
 
 #include <jansson.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "explain_render.h"
-
-static const char usage_text[] =
-	"usage: topdown explain NAME [--model M] [--json] | topdown explain --list [--model M] [--json]\n";
 
 struct explain_args {
 	const char *name;
@@ -26,36 +23,35 @@ struct explain_args {
 	bool json;
 };
 
+static const struct td_opt explain_options[] = {
+	TD_OPTION("list", TD_OPT_FLAG, offsetof(struct explain_args, list), NULL,
+		  "every metric of the model instead of one NAME", .short_name = 'l'),
+	TD_OPTION("model", TD_OPT_TEXT, offsetof(struct explain_args, model), "M",
+		  "the CPU's Top-Down model (default: this host's)", .short_name = 'm'),
+	TD_OPTION("json", TD_OPT_FLAG, offsetof(struct explain_args, json), NULL, "the same as JSON",
+		  .short_name = 'j'),
+	{ 0 }
+};
+
+static const struct td_cli explain_command = {
+	.command = "explain",
+	.synopsis = "usage: topdown explain NAME [--model M] [--json] | topdown explain --list [--model M] [--json]\n",
+	.opts = explain_options,
+	.max_operands = 1,
+};
+
 /* 0 to run, or the exit code to return at once (help, bad usage). */
 static int parse_args(int argc, char **argv, struct explain_args *a)
 {
-	static const struct option options[] = {
-		{ "model", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int opt;
+	struct td_cli_seen seen;
+	int ret = td_cli_read(&explain_command, argc, argv, a, &seen);
 
-	/* 0 makes glibc reinitialise: main or a test may have scanned before. */
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "m:jlh", options, NULL)) != -1) {
-		switch (opt) {
-		case 'm': a->model = optarg; break;
-		case 'j': a->json = true; break;
-		case 'l': a->list = true; break;
-		case 'h': fputs(usage_text, stdout); return -1;
-		default: fputs(usage_text, stderr); return TD_EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
-		a->name = argv[optind++];
-	if (optind < argc || a->list == !!a->name) {
-		fputs(usage_text, stderr);
-		return TD_EXIT_USAGE;
-	}
+	if (ret)
+		return ret;
+	a->name = seen.nr_operands ? seen.operands[0] : NULL;
+	if (a->list == !!a->name)
+		return td_cli_usage_error(&explain_command, a->list ? "--list lists them all: leave out NAME"
+								    : "name one metric, e.g. DRAM_Bound, or give --list");
 	return 0;
 }
 

@@ -8,7 +8,6 @@
  * the file appears only once complete.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,22 +31,12 @@ struct export_args {
 	const char *thread;
 };
 
-static const char usage_text[] =
-	"usage: topdown export [--format json|csv|pprof|folded] [--label key=value]... [--process NAME]\n"
-	"                      [--last 24h] [--run-id ID] [--thread NAME|TID] [--output FILE]\n"
-	"                      [--db PATH | --backend postgresql --dsn DSN]\n"
-	"json and csv: the runs whole. pprof: their sampled stacks as a gzipped pprof profile\n"
-	"(go tool pprof, Pyroscope, Parca); folded: as \"thread;frame;frame COUNT\" lines\n"
-	"(flamegraph.pl, speedscope). --thread keeps one thread's stacks (pprof, folded).\n";
-
-static int usage_error(const char *message)
+/* --format: the runs as JSON or CSV, or their stacks. */
+static int parse_format(void *field, const struct td_opt *opt, const char *text, char *err, size_t errlen)
 {
-	fprintf(stderr, "topdown export: %s (topdown export --help lists the options)\n", message);
-	return TD_EXIT_USAGE;
-}
+	struct export_args *a = field;
 
-static int parse_format(const char *text, struct export_args *a, char *err, size_t errlen)
-{
+	(void)opt;
 	a->what = EXPORT_RUNS;
 	if (strcmp(text, "json") == 0)
 		a->cli.format = TD_FORMAT_JSON;
@@ -64,36 +53,41 @@ static int parse_format(const char *text, struct export_args *a, char *err, size
 	return 0;
 }
 
-static int own_option(void *args, int opt, const char *arg, char *err, size_t errlen)
-{
-	struct export_args *a = args;
+static const struct td_opt export_options[] = {
+	TD_OPTION("format", TD_OPT_CALL, 0, "FORMAT", "json or csv (the runs), pprof or folded (their stacks)",
+	  .call = parse_format),
+	TD_OPTION("output", TD_OPT_TEXT, offsetof(struct export_args, output), "FILE",
+	  "write here, the file appearing only once complete (- : stdout)"),
+	TD_OPTION("thread", TD_OPT_TEXT, offsetof(struct export_args, thread), "NAME|TID",
+	  "one thread's stacks (pprof, folded)"),
+	TD_OPTS_RUN_FILTERS(struct export_args, cli),
+	{ 0 }
+};
 
-	switch (opt) {
-	case 'f': return parse_format(arg, a, err, errlen);
-	case 'h': a->thread = arg; return 0;
-	default: a->output = arg; return 0; /* 'o' */
-	}
+static const struct td_cli export_command = {
+	.command = "export",
+	.synopsis = "usage: topdown export [--format json|csv|pprof|folded] [--label key=value]... [--process NAME]\n"
+		    "                      [--last 24h] [--run-id ID] [--thread NAME|TID] [--output FILE]\n"
+		    "                      [--db PATH | --backend postgresql --dsn DSN]\n",
+	.notes = "json and csv: the runs whole. pprof: their sampled stacks as a gzipped pprof profile\n"
+		 "(go tool pprof, Pyroscope, Parca); folded: as \"thread;frame;frame COUNT\" lines\n"
+		 "(flamegraph.pl, speedscope). --thread keeps one thread's stacks (pprof, folded).\n",
+	.opts = export_options,
+};
+
+static int usage_error(const char *message)
+{
+	return td_cli_usage_error(&export_command, message);
 }
 
 static int parse_args(int argc, char **argv, struct export_args *a)
 {
-	static const struct option options[] = {
-		TD_QUERY_CLI_OPTIONS,
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "thread", required_argument, NULL, 'h' },
-		{ "help", no_argument, NULL, TD_QUERY_CLI_HELP },
-		{ 0 }
-	};
-	char err[512] = "";
+	struct td_cli_seen seen;
 	int ret;
 
 	a->cli.format = TD_FORMAT_JSON;
-	ret = td_query_cli_parse(&a->cli, argc, argv, options, usage_text, own_option, a, false, err, sizeof(err));
-	if (ret == TD_QUERY_CLI_HELP_SHOWN)
-		return -1;
-	if (ret)
-		return usage_error(err);
+	if ((ret = td_cli_read(&export_command, argc, argv, a, &seen)))
+		return ret;
 	if (a->thread && a->what == EXPORT_RUNS)
 		return usage_error("--thread applies to the stacks: add --format pprof or --format folded");
 	if (a->what != EXPORT_RUNS && a->cli.format == TD_FORMAT_CSV)
@@ -232,7 +226,7 @@ int td_cmd_export(int argc, char **argv)
 	struct export_args a = { 0 };
 	int ret;
 
-	td_query_cli_init(&a.cli, &argc, argv);
+	td_query_cli_init(&a.cli);
 	ret = parse_args(argc, argv, &a);
 	if (ret == 0)
 		ret = td_query_cli_run(&a.cli, "export", export_runs, &a);

@@ -7,7 +7,6 @@
  * first, blue where a smaller one.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,34 +27,37 @@ struct flamegraph_args {
 	long width;
 };
 
-static const char usage_text[] =
-	"usage: topdown flamegraph [--label key=value]... [--process NAME] [--last 24h] [--run-id ID]\n"
-	"                          [--thread NAME|TID] [--output FILE] [--title TEXT] [--inverted] [--width PX]\n"
-	"       topdown flamegraph RUN_A RUN_B [...]        differential: B against A\n"
-	"       topdown flamegraph --label-a key=value... --label-b key=value... [...]\n"
-	"Draws where the samples of runs collected with --sample landed, as an SVG that a browser\n"
-	"zooms (click), searches (Ctrl-F or /) and flips (icicle); without --output (or with\n--output -) it goes to stdout.\n";
+static const struct td_opt flamegraph_options[] = {
+	TD_OPTION("label-a", TD_OPT_LABEL, offsetof(struct flamegraph_args, labels_a), "key=value",
+	  "differential: side A, the runs with this label (repeatable)"),
+	TD_OPTION("label-b", TD_OPT_LABEL, offsetof(struct flamegraph_args, labels_b), "key=value",
+	  "differential: side B, drawn against A (repeatable)"),
+	TD_OPTION("thread", TD_OPT_TEXT, offsetof(struct flamegraph_args, thread), "NAME|TID", "one thread's samples"),
+	TD_OPTION("output", TD_OPT_NAME, offsetof(struct flamegraph_args, output), "FILE", "write the SVG here (- : stdout)"),
+	TD_OPTION("title", TD_OPT_TEXT, offsetof(struct flamegraph_args, title), "TEXT", "the graph's title"),
+	TD_OPTION("inverted", TD_OPT_FLAG, offsetof(struct flamegraph_args, inverted), NULL, "an icicle: roots at the top"),
+	TD_OPTION("width", TD_OPT_INT, offsetof(struct flamegraph_args, width), "PX", "the SVG's width (200 to 100000)",
+	  .min = 200, .max = 100000),
+	TD_OPTS_RUN_FILTERS(struct flamegraph_args, cli),
+	{ 0 }
+};
+
+static const struct td_cli flamegraph_command = {
+	.command = "flamegraph",
+	.synopsis = "usage: topdown flamegraph [--label key=value]... [--process NAME] [--last 24h] [--run-id ID]\n"
+		    "                          [--thread NAME|TID] [--output FILE] [--title TEXT] [--inverted] [--width PX]\n"
+		    "       topdown flamegraph RUN_A RUN_B [...]        differential: B against A\n"
+		    "       topdown flamegraph --label-a key=value... --label-b key=value... [...]\n",
+	.notes = "Draws where the samples of runs collected with --sample landed, as an SVG that a browser\n"
+		 "zooms (click), searches (Ctrl-F or /) and flips (icicle); without --output (or with\n"
+		 "--output -) it goes to stdout.\n",
+	.opts = flamegraph_options,
+	.max_operands = -1, /* two run ids, or none: sides_problem says */
+};
 
 static int usage_error(const char *message)
 {
-	fprintf(stderr, "topdown flamegraph: %s (topdown flamegraph --help lists the options)\n", message);
-	return TD_EXIT_USAGE;
-}
-
-static int own_option(void *args, int opt, const char *arg, char *err, size_t errlen)
-{
-	struct flamegraph_args *a = args;
-
-	switch (opt) {
-	case 'A': return td_labels_parse_arg(&a->labels_a, arg, err, errlen);
-	case 'Z': return td_labels_parse_arg(&a->labels_b, arg, err, errlen);
-	case 'h': a->thread = arg; return 0;
-	case 'o': a->output = arg; return 0;
-	case 'T': a->title = arg; return 0;
-	case 'i': a->inverted = true; return 0;
-	case 'w': return td_parse_int_range(arg, "--width", 200, 100000, &a->width, err, errlen);
-	default: return 0;
-	}
+	return td_cli_usage_error(&flamegraph_command, message);
 }
 
 /* One set (no operands, no --label-a/b), or two: by run ids or by label sets. */
@@ -75,32 +77,18 @@ static const char *sides_problem(const struct flamegraph_args *a, int nr_args)
 
 static int parse_args(int argc, char **argv, struct flamegraph_args *a)
 {
-	static const struct option options[] = {
-		TD_QUERY_CLI_OPTIONS,
-		{ "label-a", required_argument, NULL, 'A' },
-		{ "label-b", required_argument, NULL, 'Z' },
-		{ "thread", required_argument, NULL, 'h' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "title", required_argument, NULL, 'T' },
-		{ "inverted", no_argument, NULL, 'i' },
-		{ "width", required_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, TD_QUERY_CLI_HELP },
-		{ 0 }
-	};
-	char err[512] = "";
-	int ret = td_query_cli_parse(&a->cli, argc, argv, options, usage_text, own_option, a, true, err, sizeof(err));
+	struct td_cli_seen seen;
+	int ret = td_cli_read(&flamegraph_command, argc, argv, a, &seen);
 
-	if (ret == TD_QUERY_CLI_HELP_SHOWN)
-		return -1;
 	if (ret)
-		return usage_error(err);
+		return ret;
 	if (a->cli.format != TD_FORMAT_TABLE)
 		return usage_error("a flame graph is an SVG: --json and --csv do not apply (topdown query --hot --json does)");
-	if (sides_problem(a, argc - optind))
-		return usage_error(sides_problem(a, argc - optind));
-	if (optind < argc) {
-		a->run_a = argv[optind];
-		a->run_b = argv[optind + 1];
+	if (sides_problem(a, seen.nr_operands))
+		return usage_error(sides_problem(a, seen.nr_operands));
+	if (seen.nr_operands) {
+		a->run_a = seen.operands[0];
+		a->run_b = seen.operands[1];
 	}
 	return 0;
 }
@@ -170,7 +158,7 @@ int td_cmd_flamegraph(int argc, char **argv)
 	struct flamegraph_args a = { 0 };
 	int ret;
 
-	td_query_cli_init(&a.cli, &argc, argv);
+	td_query_cli_init(&a.cli);
 	td_labels_init(&a.labels_a);
 	td_labels_init(&a.labels_b);
 	ret = parse_args(argc, argv, &a);

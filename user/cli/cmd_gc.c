@@ -5,7 +5,6 @@
  * store meanwhile waits for one batch at most.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -25,51 +24,36 @@ struct gc_args {
 	bool dry_run;
 };
 
-static const char usage_text[] =
-	"usage: topdown gc --older-than 30d [--label key=value]... [--process NAME] [--dry-run]\n"
-	"                  [--batch N] [--db PATH | --backend postgresql --dsn DSN]\n";
+static const struct td_opt gc_options[] = {
+	TD_OPTION("older-than", TD_OPT_DURATION, offsetof(struct gc_args, older_than_ns), "D",
+	  "delete the runs that started longer ago than D (30d, 12h, ...)"),
+	TD_OPTION("dry-run", TD_OPT_FLAG, offsetof(struct gc_args, dry_run), NULL, "count them, delete nothing"),
+	TD_OPTION("batch", TD_OPT_INT, offsetof(struct gc_args, batch), "N", "runs per transaction (default 100)",
+	  .min = 1, .max = 100000),
+	TD_OPTS_RUN_FILTERS(struct gc_args, cli),
+	{ 0 }
+};
 
-static int usage_error(const char *message)
-{
-	fprintf(stderr, "topdown gc: %s (topdown gc --help lists the options)\n", message);
-	return TD_EXIT_USAGE;
-}
-
-static int own_option(void *args, int opt, const char *arg, char *err, size_t errlen)
-{
-	struct gc_args *a = args;
-
-	switch (opt) {
-	case 'o': return td_parse_duration_ns(arg, "--older-than", &a->older_than_ns, err, errlen);
-	case 'b': return td_parse_int_range(arg, "--batch", 1, 100000, &a->batch, err, errlen);
-	default: a->dry_run = true; return 0; /* 'n' */
-	}
-}
+static const struct td_cli gc_command = {
+	.command = "gc",
+	.synopsis = "usage: topdown gc --older-than 30d [--label key=value]... [--process NAME] [--dry-run]\n"
+		    "                  [--batch N] [--db PATH | --backend postgresql --dsn DSN]\n",
+	.opts = gc_options,
+};
 
 static int parse_args(int argc, char **argv, struct gc_args *a)
 {
-	static const struct option options[] = {
-		TD_QUERY_CLI_OPTIONS,
-		{ "older-than", required_argument, NULL, 'o' },
-		{ "batch", required_argument, NULL, 'b' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, TD_QUERY_CLI_HELP },
-		{ 0 }
-	};
-	char err[512] = "";
+	struct td_cli_seen seen;
 	int ret;
 
 	a->batch = DEFAULT_BATCH;
-	ret = td_query_cli_parse(&a->cli, argc, argv, options, usage_text, own_option, a, false, err, sizeof(err));
-	if (ret == TD_QUERY_CLI_HELP_SHOWN)
-		return -1;
-	if (ret)
-		return usage_error(err);
+	if ((ret = td_cli_read(&gc_command, argc, argv, a, &seen)))
+		return ret;
 	if (!a->older_than_ns)
-		return usage_error("say which runs to delete with --older-than, e.g. --older-than 30d");
+		return td_cli_usage_error(&gc_command, "say which runs to delete with --older-than, e.g. --older-than 30d");
 	if (a->cli.sel.last_ns || a->cli.sel.run_id || a->cli.format != TD_FORMAT_TABLE)
-		return usage_error("gc takes --older-than, --label and --process to choose runs; "
-				   "--last, --run-id, --json and --csv do not apply");
+		return td_cli_usage_error(&gc_command, "gc takes --older-than, --label and --process to choose runs; "
+					  "--last, --run-id, --json and --csv do not apply");
 	return 0;
 }
 
@@ -83,7 +67,6 @@ static int collect_garbage(struct td_store *store, void *args, char *err, size_t
 	struct gc_args *a = args;
 	struct td_run_summary *runs = NULL;
 	struct td_run_filter filter;
-	struct timespec now;
 	struct td_progress progress;
 	char when[32];
 	size_t count = 0;
@@ -91,8 +74,7 @@ static int collect_garbage(struct td_store *store, void *args, char *err, size_t
 
 	if (ret < 0)
 		return ret;
-	clock_gettime(CLOCK_REALTIME, &now);
-	filter.before_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - (int64_t)a->older_than_ns;
+	filter.before_ns = td_now_minus_ns(a->older_than_ns);
 	td_format_time(filter.before_ns, when, sizeof(when));
 	if (a->dry_run) {
 		ret = td_store_list_runs(store, &filter, &runs, &count, err, errlen);
@@ -116,7 +98,7 @@ int td_cmd_gc(int argc, char **argv)
 	struct gc_args a = { 0 };
 	int ret;
 
-	td_query_cli_init(&a.cli, &argc, argv);
+	td_query_cli_init(&a.cli);
 	ret = parse_args(argc, argv, &a);
 	if (ret == 0)
 		ret = td_query_cli_run(&a.cli, "gc", collect_garbage, &a);

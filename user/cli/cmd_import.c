@@ -5,7 +5,6 @@
  * and the engine's; this file parses arguments, stores and prints.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "progress.h"
 #include "engine.h"
@@ -27,12 +27,6 @@
 #define MAX_FILE_BYTES (1024L * 1024 * 1024)
 #define NAME_COLUMN 44
 
-static const char usage_text[] =
-	"usage: topdown import FILE --cpu-model M [--label key=value]... [--level 1..4]\n"
-	"                      [--smt on|off] [--process NAME] [--json]\n"
-	"                      [--db PATH | --backend postgresql --dsn DSN]\n"
-	"  FILE: the output of perf stat -x, (CSV) or perf stat -j (JSON)\n";
-
 struct import_args {
 	const char *file;
 	const char *model;
@@ -45,8 +39,12 @@ struct import_args {
 	bool json;
 };
 
-static int parse_smt(const char *text, int *out, char *err, size_t errlen)
+/* --smt on|off */
+static int parse_smt(void *field, const struct td_opt *opt, const char *text, char *err, size_t errlen)
 {
+	int *out = field;
+
+	(void)opt;
 	if (strcmp(text, "on") == 0 || strcmp(text, "off") == 0) {
 		*out = strcmp(text, "on") == 0;
 		return 0;
@@ -55,55 +53,50 @@ static int parse_smt(const char *text, int *out, char *err, size_t errlen)
 	return -EINVAL;
 }
 
+static const struct td_opt import_options[] = {
+	TD_OPTION("cpu-model", TD_OPT_TEXT, offsetof(struct import_args, model), "M",
+		  "the CPU's Top-Down model the counts come from (skx, spr, neoverse-v2, zen4, ...)", .short_name = 'm'),
+	TD_OPT_LABELS(struct import_args, labels, "stored with the run (repeatable)"),
+	TD_OPTION("level", TD_OPT_INT, offsetof(struct import_args, level), "N",
+		  "the tree's depth, 1 to 4 (default: the deepest the counts define)", .min = 1, .max = 4,
+		  .short_name = 'l'),
+	TD_OPTION("smt", TD_OPT_CALL, offsetof(struct import_args, smt), "on|off",
+		  "whether SMT was on (default: inferred from the events)", .call = parse_smt, .short_name = 's'),
+	TD_OPTION("process", TD_OPT_TEXT, offsetof(struct import_args, process), "NAME",
+		  "the process the counts are of", .short_name = 'p'),
+	TD_OPTION("json", TD_OPT_FLAG, offsetof(struct import_args, json), NULL, "the result as JSON",
+		  .short_name = 'j'),
+	TD_OPTS_STORE(struct import_args, db, store_flags),
+	{ 0 }
+};
+
+static const struct td_cli import_command = {
+	.command = "import",
+	.synopsis = "usage: topdown import FILE --cpu-model M [--label key=value]... [--level 1..4]\n"
+		    "                      [--smt on|off] [--process NAME] [--json]\n"
+		    "                      [--db PATH | --backend postgresql --dsn DSN]\n"
+		    "  FILE: the output of perf stat -x, (CSV) or perf stat -j (JSON)\n",
+	.opts = import_options,
+	.max_operands = -1, /* the file, said below */
+};
+
 /* 0 to run, -1 after --help, or TD_EXIT_USAGE. */
 static int parse_args(int argc, char **argv, struct import_args *a)
 {
-	static const struct option options[] = {
-		{ "cpu-model", required_argument, NULL, 'm' },
-		{ "label", required_argument, NULL, 'L' },
-		{ "level", required_argument, NULL, 'l' },
-		{ "smt", required_argument, NULL, 's' },
-		{ "process", required_argument, NULL, 'p' },
-		{ "db", required_argument, NULL, 'D' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	char err[512] = "";
-	int opt, ret = 0;
+	struct td_cli_seen seen;
+	char err[512];
+	int ret;
 
 	a->smt = -1;
-	optind = 1;
-	opterr = 0;
-	while (!ret && (opt = getopt_long(argc, argv, "m:L:l:s:p:D:jh", options, NULL)) != -1) {
-		switch (opt) {
-		case 'm': a->model = optarg; break;
-		case 'L': ret = td_labels_parse_arg(&a->labels, optarg, err, sizeof(err)); break;
-		case 'l': ret = td_parse_int_range(optarg, "--level", 1, 4, &a->level, err, sizeof(err)); break;
-		case 's': ret = parse_smt(optarg, &a->smt, err, sizeof(err)); break;
-		case 'p': a->process = optarg; break;
-		case 'D': a->db = optarg; break;
-		case 'j': a->json = true; break;
-		case 'h': fputs(usage_text, stdout); return -1;
-		default:
-			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'", argv[optind - 1]);
-			ret = -EINVAL;
-		}
+	if ((ret = td_cli_read(&import_command, argc, argv, a, &seen)))
+		return ret;
+	if (seen.nr_operands > 1) {
+		snprintf(err, sizeof(err), "unexpected argument '%s'; import one file at a time", seen.operands[1]);
+		return td_cli_usage_error(&import_command, err);
 	}
-	if (!ret && optind < argc)
-		a->file = argv[optind++];
-	if (!ret && optind < argc) {
-		snprintf(err, sizeof(err), "unexpected argument '%s'; import one file at a time", argv[optind]);
-		ret = -EINVAL;
-	}
-	if (!ret && (!a->file || !a->model)) {
-		snprintf(err, sizeof(err), "a FILE and --cpu-model are required");
-		ret = -EINVAL;
-	}
-	if (ret) {
-		fprintf(stderr, "topdown import: %s (topdown import --help lists the options)\n", err);
-		return TD_EXIT_USAGE;
-	}
+	a->file = seen.nr_operands ? seen.operands[0] : NULL;
+	if (!a->file || !a->model)
+		return td_cli_usage_error(&import_command, "a FILE and --cpu-model are required");
 	return 0;
 }
 
@@ -297,7 +290,6 @@ int td_cmd_import(int argc, char **argv)
 	int rc;
 
 	td_labels_init(&a.labels);
-	td_store_flags_take(&argc, argv, &a.store_flags);
 	rc = parse_args(argc, argv, &a);
 	if (!rc && import_file(&a, err, sizeof(err)) != 0) {
 		fprintf(stderr, "topdown import: %s\n", err);

@@ -4,7 +4,6 @@
  * and age; with --labels, the label keys of those runs and their values.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "labels.h"
 #include "parse.h"
@@ -31,16 +31,39 @@ struct list_args {
 	bool labels_mode;    /* --labels */
 	const char *key;     /* --labels KEY: that key only */
 	const char *db;
+	struct td_store_flags store_flags;
 };
 
 #define DEFAULT_RUNS 20
 #define DEFAULT_VALUES_PER_KEY 10
 
-static const char usage_text[] =
-	"usage: topdown list [--label key=value]... [--process NAME] [--last 24h] [--limit N] [--db PATH] [--json]\n"
-	"       topdown list --labels [KEY] [--label key=value]... [--process NAME] [--last 24h] [--limit N] [--json]\n"
-	"  --labels lists the label keys of the matching runs (or KEY's alone) with their\n"
-	"  values, most frequent first; --limit N then keeps N values per key (default 10).\n";
+static const struct td_opt list_options[] = {
+	TD_OPTION("labels", TD_OPT_FLAG, offsetof(struct list_args, labels_mode), NULL,
+		  "instead of the runs: the label keys of the matching runs (or KEY's alone) with their "
+		  "values, most frequent first", .short_name = 'l'),
+	TD_OPT_LABELS(struct list_args, labels, "runs with this label (repeatable: all must match)"),
+	TD_OPTION("process", TD_OPT_TEXT, offsetof(struct list_args, process), "NAME", "runs of this process",
+		  .short_name = 'p'),
+	TD_OPTION("last", TD_OPT_DURATION, offsetof(struct list_args, last_ns), "D",
+		  "runs that started within D (24h, 7d, ...)", .short_name = 't'),
+	TD_OPTION("limit", TD_OPT_INT, offsetof(struct list_args, limit), "N",
+		  "at most N runs, newest first (default 20); with --labels, N values per key (default 10)",
+		  .min = 1, .max = 1000000, .short_name = 'n'),
+	TD_OPTION("json", TD_OPT_FLAG, offsetof(struct list_args, json), NULL, "the same data as JSON",
+		  .short_name = 'j'),
+	TD_OPTS_STORE(struct list_args, db, store_flags),
+	{ 0 }
+};
+
+static const struct td_cli list_command = {
+	.command = "list",
+	.synopsis = "usage: topdown list [--label key=value]... [--process NAME] [--last 24h] [--limit N] [--db PATH]\n"
+		    "                    [--json]\n"
+		    "       topdown list --labels [KEY] [--label key=value]... [--process NAME] [--last 24h] [--limit N]\n"
+		    "                    [--json]\n",
+	.opts = list_options,
+	.max_operands = -1, /* the key of --labels KEY */
+};
 
 /*
  * Labels every collect adds by itself; the table shows the others (the
@@ -61,51 +84,22 @@ static bool is_detected_key(const char *key)
 
 static int parse_args(int argc, char **argv, struct list_args *a)
 {
-	static const struct option options[] = {
-		{ "label", required_argument, NULL, 'L' },
-		{ "process", required_argument, NULL, 'p' },
-		{ "last", required_argument, NULL, 't' },
-		{ "limit", required_argument, NULL, 'n' },
-		{ "db", required_argument, NULL, 'D' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "labels", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	char err[512] = "";
-	int opt, ret = 0;
+	struct td_cli_seen seen;
+	char err[512];
+	int ret = td_cli_read(&list_command, argc, argv, a, &seen);
 
-	optind = 1;
-	opterr = 0; /* our one-line message instead of getopt's */
-	while (!ret && (opt = getopt_long(argc, argv, "L:p:t:n:D:jlh", options, NULL)) != -1) {
-		switch (opt) {
-		case 'L': ret = td_labels_parse_arg(&a->labels, optarg, err, sizeof(err)); break;
-		case 'p': a->process = optarg; break;
-		case 't': ret = td_parse_duration_ns(optarg, "--last", &a->last_ns, err, sizeof(err)); break;
-		case 'n': ret = td_parse_int_range(optarg, "--limit", 1, 1000000, &a->limit, err, sizeof(err)); break;
-		case 'D': a->db = optarg; break;
-		case 'j': a->json = true; break;
-		case 'l': a->labels_mode = true; break;
-		case 'h': fputs(usage_text, stdout); return -1;
-		default:
-			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'", argv[optind - 1]);
-			ret = -EINVAL;
-		}
-	}
+	if (ret)
+		return ret;
 	/* the one argument there is: the key of --labels KEY */
-	if (!ret && a->labels_mode && optind < argc)
-		a->key = argv[optind++];
-	if (!ret && optind < argc) {
-		snprintf(err, sizeof(err), "unexpected argument '%s'%s", argv[optind],
+	if (a->labels_mode && seen.nr_operands)
+		a->key = seen.operands[0];
+	if (seen.nr_operands > (a->labels_mode ? 1 : 0)) {
+		snprintf(err, sizeof(err), "unexpected argument '%s'%s", seen.operands[a->labels_mode ? 1 : 0],
 			 a->labels_mode ? " after the key of --labels" : "");
-		ret = -EINVAL;
+		return td_cli_usage_error(&list_command, err);
 	}
 	if (!a->limit)
 		a->limit = a->labels_mode ? DEFAULT_VALUES_PER_KEY : DEFAULT_RUNS;
-	if (ret) {
-		fprintf(stderr, "topdown list: %s (topdown list --help lists the options)\n", err);
-		return TD_EXIT_USAGE;
-	}
 	return 0;
 }
 
@@ -190,26 +184,22 @@ int td_cmd_list(int argc, char **argv)
 {
 	struct list_args a = { 0 };
 	struct td_store *store = NULL;
-	struct td_store_flags store_flags;
 	char err[768] = "";
 	int ret;
 
 	td_labels_init(&a.labels);
-	td_store_flags_take(&argc, argv, &store_flags);
 	ret = parse_args(argc, argv, &a);
 	if (ret) {
 		td_labels_free(&a.labels);
 		return ret < 0 ? 0 : ret;
 	}
-	if (!(store = td_store_open_flags(&store_flags, a.db, NULL, 0, err, sizeof(err))))
+	if (!(store = td_store_open_flags(&a.store_flags, a.db, NULL, 0, err, sizeof(err))))
 		ret = -EIO;
 	if (!ret) {
-		struct timespec now;
 		struct td_run_filter filter = { .labels = &a.labels, .process = a.process };
 
-		clock_gettime(CLOCK_REALTIME, &now);
 		if (a.last_ns)
-			filter.since_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - (int64_t)a.last_ns;
+			filter.since_ns = td_now_minus_ns(a.last_ns);
 		ret = a.labels_mode ? list_labels(store, &a, &filter, err, sizeof(err))
 				    : list_runs(store, &a, &filter, err, sizeof(err));
 	}

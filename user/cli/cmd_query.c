@@ -5,7 +5,6 @@
  * only reads options and picks the renderer.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,7 +32,6 @@ struct query_args {
 	int nr_modes;
 	const char *node;       /* --bottleneck or --trend */
 	double min_pct;         /* --min-pct */
-	bool min_pct_given;
 	const char *sort;       /* --sort, with --threads */
 	const char *thread;     /* --thread */
 	bool all_threads;       /* --all-threads, with --threads */
@@ -41,73 +39,74 @@ struct query_args {
 	double sigma;
 };
 
-static const char usage_text[] =
-	"usage: topdown query [MODE] [--label key=value]... [--process NAME] [--last 24h]\n"
-	"                     [--run-id ID] [--thread NAME|TID] [--level 1..4] [--top-n N]\n"
-	"                     [--json | --csv] [--db PATH | --backend postgresql --dsn DSN]\n"
-	"modes (one):\n"
-	"  --bottlenecks               deepest crossing node of each branch, ranked (default)\n"
-	"  --funnel                    where the pipeline slots go, with a bar per node\n"
-	"  --tree                      every node with its value, threshold and confidence\n"
-	"  --bottleneck NODE [--min-pct N]  the runs where NODE is at least N percent\n"
-	"  --threads [--sort NODE] [--all-threads]  per thread name, then the busiest threads\n"
-	"                              (every thread with --all-threads or --json), of one run\n"
-	"  --trend NODE [--window 10] [--sigma 3]  NODE over time, anomalies flagged\n"
-	"  --hot                       where the samples land (runs collected with --sample): the\n"
-	"                              functions by self share, with total share and source line\n"
-	"  --folded                    the sampled stacks as folded text (\"group;frame;frame COUNT\"),\n"
-	"                              for flamegraph.pl, speedscope or inferno\n";
+/* A mode option: the mode in .min, its node (or none) in value. */
+static int set_mode(void *field, const struct td_opt *opt, const char *value, char *err, size_t errlen)
+{
+	struct query_args *a = field;
+
+	(void)err;
+	(void)errlen;
+	a->mode = (enum mode)opt->min;
+	a->node = value;
+	a->nr_modes++;
+	return 0;
+}
+
+#define MODE(name, mode, value, help) \
+	TD_OPTION(name, TD_OPT_CALL, 0, value, help, .min = mode, .call = set_mode)
+
+static const struct td_opt query_options[] = {
+	TD_USAGE_HEADING("modes (one):"),
+	MODE("bottlenecks", MODE_BOTTLENECKS, NULL, "deepest crossing node of each branch, ranked (default)"),
+	MODE("funnel", MODE_FUNNEL, NULL, "where the pipeline slots go, with a bar per node"),
+	MODE("tree", MODE_TREE, NULL, "every node with its value, threshold and confidence"),
+	MODE("bottleneck", MODE_RUNS_ABOVE, "NODE", "the runs where NODE is at least --min-pct percent"),
+	MODE("threads", MODE_THREADS, NULL, "per thread name, then the busiest threads of one run"),
+	MODE("trend", MODE_TREND, "NODE", "NODE over time, anomalies flagged"),
+	MODE("hot", MODE_HOT, NULL, "where the samples land (runs collected with --sample): the functions "
+	     "by self share, with total share and source line"),
+	MODE("folded", MODE_FOLDED, NULL, "the sampled stacks as folded text (\"group;frame;frame COUNT\"), "
+	     "for flamegraph.pl, speedscope or inferno"),
+	TD_USAGE_HEADING("options:"),
+	TD_OPTION("min-pct", TD_OPT_NUMBER, offsetof(struct query_args, min_pct), "N",
+	  "with --bottleneck: the share NODE reaches at least (default 0)", .low = 0, .high = 100),
+	TD_OPTION("sort", TD_OPT_NAME, offsetof(struct query_args, sort), "NODE", "with --threads: the busiest by NODE"),
+	TD_OPTION("all-threads", TD_OPT_FLAG, offsetof(struct query_args, all_threads), NULL,
+	  "with --threads: every thread (--json has them all)"),
+	TD_OPTION("window", TD_OPT_INT, offsetof(struct query_args, window), "N",
+	  "with --trend: the runs each one is compared with (default 10)", .min = TD_TREND_MIN_HISTORY, .max = 100000),
+	TD_OPTION("sigma", TD_OPT_NUMBER, offsetof(struct query_args, sigma), "S",
+	  "with --trend: how far from the window's mean an anomaly is (default 3)", .low = 0.1, .high = 100),
+	TD_OPTION("thread", TD_OPT_TEXT, offsetof(struct query_args, thread), "NAME|TID",
+	  "one thread, or a thread-name group (io_thd_3 and io_thd_* are the same)"),
+	TD_OPTION("level", TD_OPT_INT, offsetof(struct query_args, level), "N", "the tree's depth, 1 to 4", .min = 1, .max = 4),
+	TD_OPTION("top-n", TD_OPT_INT, offsetof(struct query_args, top_n), "N", "at most N rows", .min = 1, .max = 1000000),
+	TD_OPTS_RUN_FILTERS(struct query_args, cli),
+	{ 0 }
+};
+
+static const struct td_cli query_command = {
+	.command = "query",
+	.synopsis = "usage: topdown query [MODE] [--label key=value]... [--process NAME] [--last 24h]\n"
+		    "                     [--run-id ID] [--thread NAME|TID] [--level 1..4] [--top-n N]\n"
+		    "                     [--json | --csv] [--db PATH | --backend postgresql --dsn DSN]\n",
+	.opts = query_options,
+};
 
 static int usage_error(const char *message)
 {
-	fprintf(stderr, "topdown query: %s (topdown query --help lists the options)\n", message);
-	return TD_EXIT_USAGE;
-}
-
-static void set_mode(struct query_args *a, enum mode mode, const char *node)
-{
-	a->mode = mode;
-	a->node = node;
-	a->nr_modes++;
-}
-
-/* The query's own options; 0, or -EINVAL with err. */
-static int own_option(void *args, int opt, const char *arg, char *err, size_t errlen)
-{
-	struct query_args *a = args;
-
-	switch (opt) {
-	case 'B': set_mode(a, MODE_BOTTLENECKS, NULL); return 0;
-	case 'F': set_mode(a, MODE_FUNNEL, NULL); return 0;
-	case 'T': set_mode(a, MODE_TREE, NULL); return 0;
-	case 'b': set_mode(a, MODE_RUNS_ABOVE, arg); return 0;
-	case 'H': set_mode(a, MODE_THREADS, NULL); return 0;
-	case 'R': set_mode(a, MODE_TREND, arg); return 0;
-	case 'O': set_mode(a, MODE_HOT, NULL); return 0;
-	case 'f': set_mode(a, MODE_FOLDED, NULL); return 0;
-	case 'm': a->min_pct_given = true;
-		return td_parse_number(arg, "--min-pct", 0, 100, &a->min_pct, err, errlen);
-	case 's': a->sort = arg; return 0;
-	case 'A': a->all_threads = true; return 0;
-	case 'h': a->thread = arg; return 0;
-	case 'l': return td_parse_int_range(arg, "--level", 1, 4, &a->level, err, errlen);
-	case 'n': return td_parse_int_range(arg, "--top-n", 1, 1000000, &a->top_n, err, errlen);
-	case 'w': return td_parse_int_range(arg, "--window", TD_TREND_MIN_HISTORY, 100000,
-					   &a->window, err, errlen);
-	case 'g': return td_parse_number(arg, "--sigma", 0.1, 100, &a->sigma, err, errlen);
-	default: return 0;
-	}
+	return td_cli_usage_error(&query_command, message);
 }
 
 /* Combinations that make no sense; NULL when there is none. */
-static const char *conflict(const struct query_args *a)
+static const char *conflict(const struct query_args *a, const struct td_cli_seen *seen)
 {
 	if (a->nr_modes > 1)
 		return "give one mode: --bottlenecks, --funnel, --tree, --bottleneck, --threads, "
 		       "--trend, --hot or --folded";
 	if (a->mode == MODE_FOLDED && a->cli.format != TD_FORMAT_TABLE)
 		return "--folded is a text format of its own: leave out --json and --csv";
-	if (a->min_pct_given && a->mode != MODE_RUNS_ABOVE)
+	if (td_cli_given(&query_command, seen, "min-pct") && a->mode != MODE_RUNS_ABOVE)
 		return "--min-pct goes with --bottleneck NODE";
 	if (a->sort && a->mode != MODE_THREADS)
 		return "--sort goes with --threads";
@@ -122,36 +121,12 @@ static const char *conflict(const struct query_args *a)
 
 static int parse_args(int argc, char **argv, struct query_args *a)
 {
-	static const struct option options[] = {
-		TD_QUERY_CLI_OPTIONS,
-		{ "bottlenecks", no_argument, NULL, 'B' },
-		{ "funnel", no_argument, NULL, 'F' },
-		{ "tree", no_argument, NULL, 'T' },
-		{ "bottleneck", required_argument, NULL, 'b' },
-		{ "min-pct", required_argument, NULL, 'm' },
-		{ "threads", no_argument, NULL, 'H' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "all-threads", no_argument, NULL, 'A' },
-		{ "trend", required_argument, NULL, 'R' },
-		{ "hot", no_argument, NULL, 'O' },
-		{ "folded", no_argument, NULL, 'f' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "sigma", required_argument, NULL, 'g' },
-		{ "thread", required_argument, NULL, 'h' },
-		{ "level", required_argument, NULL, 'l' },
-		{ "top-n", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, TD_QUERY_CLI_HELP },
-		{ 0 }
-	};
-	char err[512] = "";
-	int ret;
+	struct td_cli_seen seen;
+	int ret = td_cli_read(&query_command, argc, argv, a, &seen);
 
-	ret = td_query_cli_parse(&a->cli, argc, argv, options, usage_text, own_option, a, false, err, sizeof(err));
-	if (ret == TD_QUERY_CLI_HELP_SHOWN)
-		return -1;
 	if (ret)
-		return usage_error(err);
-	return conflict(a) ? usage_error(conflict(a)) : 0;
+		return ret;
+	return conflict(a, &seen) ? usage_error(conflict(a, &seen)) : 0;
 }
 
 static int run_mode(struct td_store *store, const struct query_args *a, const struct td_query *q,
@@ -235,7 +210,7 @@ int td_cmd_query(int argc, char **argv)
 	struct query_args a = { 0 };
 	int ret;
 
-	td_query_cli_init(&a.cli, &argc, argv);
+	td_query_cli_init(&a.cli);
 	ret = parse_args(argc, argv, &a);
 	if (ret == 0)
 		ret = td_query_cli_run(&a.cli, "query", query, &a);

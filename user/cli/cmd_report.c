@@ -7,7 +7,6 @@
  * the parts that have nothing.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,40 +40,50 @@ struct parts {
 	char left_out[512]; /* the first of a part asked for by name (--trend, a comparison) */
 };
 
-static const char usage_text[] =
-	"usage: topdown report [--label key=value]... [--process NAME] [--last 24h] [--run-id ID]\n"
-	"                      [--trend NODE]... [--output FILE]\n"
-	"       topdown report RUN_A RUN_B [...]         with the comparison of B against A\n"
-	"       topdown report --label-a key=value... --label-b key=value... [...]\n"
-	"Writes one HTML page (inline style and script: it opens offline and prints) with the\n"
-	"funnel and tree of the selected runs, the threads of the newest one (or of --run-id),\n"
-	"the trend of each --trend NODE (default: the level-1 nodes), the comparison of A and B,\n"
-	"and the hot functions and flame graph of runs collected with --sample. A part with\n"
-	"nothing to show is left out; without --output (or with --output -) the page goes to stdout.\n";
+/* --trend NODE, repeatable. */
+static int add_trend(void *field, const struct td_opt *opt, const char *value, char *err, size_t errlen)
+{
+	struct report_args *a = field;
+
+	(void)opt;
+	if (!*value || a->nr_trends == MAX_TRENDS) {
+		snprintf(err, errlen, "--trend takes a node name (e.g. DRAM_Bound), at most %d times", MAX_TRENDS);
+		return -EINVAL;
+	}
+	a->trends[a->nr_trends++] = value;
+	return 0;
+}
+
+static const struct td_opt report_options[] = {
+	TD_OPTION("label-a", TD_OPT_LABEL, offsetof(struct report_args, labels_a), "key=value",
+	  "compare: side A, the runs with this label (repeatable)"),
+	TD_OPTION("label-b", TD_OPT_LABEL, offsetof(struct report_args, labels_b), "key=value",
+	  "compare: side B, against A (repeatable)"),
+	TD_OPTION("trend", TD_OPT_CALL, 0, "NODE", "the trend of NODE (repeatable; default: the level-1 nodes)",
+	  .call = add_trend),
+	TD_OPTION("output", TD_OPT_NAME, offsetof(struct report_args, output), "FILE", "write the page here (- : stdout)"),
+	TD_OPTS_RUN_FILTERS(struct report_args, cli),
+	{ 0 }
+};
+
+static const struct td_cli report_command = {
+	.command = "report",
+	.synopsis = "usage: topdown report [--label key=value]... [--process NAME] [--last 24h] [--run-id ID]\n"
+		    "                      [--trend NODE]... [--output FILE]\n"
+		    "       topdown report RUN_A RUN_B [...]         with the comparison of B against A\n"
+		    "       topdown report --label-a key=value... --label-b key=value... [...]\n",
+	.notes = "Writes one HTML page (inline style and script: it opens offline and prints) with the\n"
+		 "funnel and tree of the selected runs, the threads of the newest one (or of --run-id),\n"
+		 "the trend of each --trend NODE (default: the level-1 nodes), the comparison of A and B,\n"
+		 "and the hot functions and flame graph of runs collected with --sample. A part with\n"
+		 "nothing to show is left out; without --output (or with --output -) the page goes to stdout.\n",
+	.opts = report_options,
+	.max_operands = -1, /* two run ids, or none: sides_problem says */
+};
 
 static int usage_error(const char *message)
 {
-	fprintf(stderr, "topdown report: %s (topdown report --help lists the options)\n", message);
-	return TD_EXIT_USAGE;
-}
-
-static int own_option(void *args, int opt, const char *arg, char *err, size_t errlen)
-{
-	struct report_args *a = args;
-
-	switch (opt) {
-	case 'A': return td_labels_parse_arg(&a->labels_a, arg, err, errlen);
-	case 'Z': return td_labels_parse_arg(&a->labels_b, arg, err, errlen);
-	case 'o': a->output = arg; return 0;
-	case 'R':
-		if (!*arg || a->nr_trends == MAX_TRENDS) {
-			snprintf(err, errlen, "--trend takes a node name (e.g. DRAM_Bound), at most %d times", MAX_TRENDS);
-			return -EINVAL;
-		}
-		a->trends[a->nr_trends++] = arg;
-		return 0;
-	default: return 0;
-	}
+	return td_cli_usage_error(&report_command, message);
 }
 
 /* No comparison, or one by two run ids or by two label sets. */
@@ -93,27 +102,16 @@ static const char *sides_problem(const struct report_args *a, int nr_args)
 
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
-	static const struct option options[] = {
-		TD_QUERY_CLI_OPTIONS,
-		{ "label-a", required_argument, NULL, 'A' },
-		{ "label-b", required_argument, NULL, 'Z' },
-		{ "trend", required_argument, NULL, 'R' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, TD_QUERY_CLI_HELP },
-		{ 0 }
-	};
-	char err[512] = "";
-	int ret = td_query_cli_parse(&a->cli, argc, argv, options, usage_text, own_option, a, true, err, sizeof(err));
+	struct td_cli_seen seen;
+	int ret = td_cli_read(&report_command, argc, argv, a, &seen);
 
-	if (ret == TD_QUERY_CLI_HELP_SHOWN)
-		return -1;
 	if (ret)
-		return usage_error(err);
-	if (sides_problem(a, argc - optind))
-		return usage_error(sides_problem(a, argc - optind));
-	if (optind < argc) {
-		a->run_a = argv[optind];
-		a->run_b = argv[optind + 1];
+		return ret;
+	if (sides_problem(a, seen.nr_operands))
+		return usage_error(sides_problem(a, seen.nr_operands));
+	if (seen.nr_operands) {
+		a->run_a = seen.operands[0];
+		a->run_b = seen.operands[1];
 	}
 	return 0;
 }
@@ -274,7 +272,7 @@ int td_cmd_report(int argc, char **argv)
 	struct report_args a = { 0 };
 	int ret;
 
-	td_query_cli_init(&a.cli, &argc, argv);
+	td_query_cli_init(&a.cli);
 	td_labels_init(&a.labels_a);
 	td_labels_init(&a.labels_b);
 	ret = parse_args(argc, argv, &a);

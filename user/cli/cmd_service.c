@@ -18,7 +18,6 @@
  * printed.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -30,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agent_args.h"
 #include "agent_options.h"
 #include "commands.h"
 #include "fileio.h"
@@ -47,17 +47,7 @@ extern char **environ;
 #define DEFAULT_ENV_FILE "/etc/topdown/agent.env"
 #define STATE_DIR "/var/lib/topdown" /* the unit's StateDirectory=topdown */
 #define DEFAULT_SERVICE_DB STATE_DIR "/runs.db"
-#define MAX_PROCESSES 32
-#define NR_AGENT_VALUES 8 /* --every, --duration, --level, --max-overhead, --metrics-listen,
-			     --mcp-listen, --mcp-token-file, --mcp-request-timeout */
-#define EVERY_VALUE 0     /* their places in install_args.values */
-#define DURATION_VALUE 1
-#define MCP_LISTEN_VALUE 5
-#define MCP_TOKEN_VALUE 6
-#define MCP_TIMEOUT_VALUE 7
-#define MAX_AGENT_ARGS (2 * MAX_PROCESSES + 1 + 2 * NR_AGENT_VALUES)
-#define AGENT_VALUE_OPT 256 /* getopt codes of the agent's options with one value */
-#define HELP_SHOWN 1        /* a parser's answer to --help: nothing else to do */
+#define MAX_AGENT_ARGS (TD_MAX_TARGET_COMMS + 32) /* every --process, and each other agent option once */
 #define ENABLE_LATER "systemctl daemon-reload && systemctl enable --now " TD_SERVICE_UNIT_NAME
 
 struct service_paths {
@@ -67,51 +57,23 @@ struct service_paths {
 	char unit_path[PATH_MAX];
 };
 
-/* An agent option with one value, checked as the agent checks it. */
-struct agent_value {
-	const char *option;
-	int (*check)(const char *option, const char *text, char *err, size_t errlen);
-	const char *value; /* as typed; NULL when not given */
+/* One option of the agent's for ExecStart: "--name" and its value, or "--name=VALUE". */
+struct agent_arg {
+	const struct td_opt *opt;
+	char *option;      /* malloc'd */
+	const char *value; /* as typed, or NULL */
 };
 
 struct install_args {
 	struct service_paths paths;
-	bool preview, system_wide;
-	const char *processes[MAX_PROCESSES];
-	size_t nr_processes;
-	struct agent_value values[NR_AGENT_VALUES];
-	const char *agent_args[MAX_AGENT_ARGS]; /* what ExecStart passes after "agent" */
+	bool preview;
+	struct td_agent_args agent;  /* the agent's options, checked as the agent checks them;
+				      * its labels and store go to the settings file */
+	struct agent_arg agent_args[MAX_AGENT_ARGS]; /* what ExecStart passes after "agent" */
 	size_t nr_agent_args;
-	struct td_labels labels;
-	struct td_store_flags store_flags; /* --backend, --dsn */
-	const char *db;
 	char db_dir[PATH_MAX]; /* --db's directory when the unit must open it for writing */
 	const char *backend;   /* for TOPDOWN_BACKEND: only when --backend or --dsn chose it */
 };
-
-static const char install_usage[] =
-	"usage: topdown install-service (--process NAME... | --system-wide) [--every D] [--duration D]\n"
-	"                               [--level N] [--max-overhead PCT] [--metrics-listen ADDR]\n"
-	"                               [--mcp-listen ADDR [--mcp-token-file FILE] [--mcp-request-timeout D]]\n"
-	"                               [--label key=value]... [--db PATH | --backend NAME --dsn DSN]\n"
-	"                               [--unit-dir DIR] [--env-file PATH] [--no-systemctl] [--preview]\n"
-	"Writes the systemd unit " TD_SERVICE_UNIT_NAME " running `topdown agent` with these options\n"
-	"(into --unit-dir, default " DEFAULT_UNIT_DIR ") and its settings file (--env-file, default\n"
-	DEFAULT_ENV_FILE ", mode 0600: labels and the store), then runs systemctl daemon-reload and\n"
-	"enable, unless --no-systemctl or systemd is not running. --preview prints both files and\n"
-	"changes nothing.\n";
-
-static const char uninstall_usage[] =
-	"usage: topdown uninstall-service [--unit-dir DIR] [--env-file PATH] [--no-systemctl]\n"
-	"Disables and stops " TD_SERVICE_UNIT_NAME ", removes the unit and its settings file, and\n"
-	"reloads systemd (no systemctl with --no-systemctl or when systemd is not running).\n";
-
-static int usage_error(const char *command, const char *message)
-{
-	fprintf(stderr, "topdown %s: %s (topdown %s --help lists the options)\n", command, message,
-		command);
-	return TD_EXIT_USAGE;
-}
 
 /* Paths that go into the unit unquoted: absolute, plain characters. */
 static int check_unit_path(const char *what, const char *path, char *err, size_t errlen)
@@ -162,13 +124,6 @@ static int check_listen_address(const char *option, const char *addr, char host[
 	return td_httpd_parse_listen(addr, option, false, host, &port, err, errlen);
 }
 
-static int check_listen(const char *option, const char *addr, char *err, size_t errlen)
-{
-	char host[TD_HTTPD_HOST_MAX];
-
-	return check_listen_address(option, addr, host, err, errlen);
-}
-
 /* The token file, read now as the agent will read it under the unit. */
 static int check_token_file(const char *option, const char *path, char *err, size_t errlen)
 {
@@ -192,19 +147,15 @@ static int check_token_file(const char *option, const char *path, char *err, siz
  * agent refuses to start without one, and the unit would restart it). */
 static int check_mcp_options(const struct install_args *a, char *err, size_t errlen)
 {
-	const char *listen = a->values[MCP_LISTEN_VALUE].value;
-	const char *token = a->values[MCP_TOKEN_VALUE].value;
+	const char *listen = a->agent.mcp_listen, *token = a->agent.mcp_token_file;
 	char host[TD_HTTPD_HOST_MAX];
 
-	if (!listen && (token || a->values[MCP_TIMEOUT_VALUE].value)) {
-		snprintf(err, errlen, "--%s goes with --mcp-listen: give both, or neither",
-			 token ? "mcp-token-file" : "mcp-request-timeout");
+	if (listen && check_listen_address("--mcp-listen", listen, host, err, errlen))
 		return -EINVAL;
-	}
+	if (token && check_token_file("--mcp-token-file", token, err, errlen))
+		return -EINVAL;
 	if (!listen || token)
 		return 0;
-	if (check_listen_address("--mcp-listen", listen, host, err, errlen))
-		return -EINVAL;
 	if (!td_httpd_host_is_loopback(host)) {
 		snprintf(err, errlen, "--mcp-listen %.64s is not loopback: give --mcp-token-file FILE so "
 			 "that only clients with the token get in", listen);
@@ -248,153 +199,115 @@ static int check_db(const char *db, char *db_dir, size_t len, char *err, size_t 
 	return 0;
 }
 
-static int check_duration(const char *option, const char *text, char *err, size_t errlen)
-{
-	uint64_t ns;
-
-	return td_parse_duration_ns(text, option, &ns, err, errlen);
-}
-
-static int check_level(const char *option, const char *text, char *err, size_t errlen)
-{
-	long level;
-
-	return td_parse_int_range(text, option, 1, 4, &level, err, errlen);
-}
-
-static int check_overhead(const char *option, const char *text, char *err, size_t errlen)
-{
-	double pct;
-
-	return td_parse_number(text, option, 0.01, 100, &pct, err, errlen);
-}
-
-static void add_agent_arg(struct install_args *a, const char *option, const char *value)
-{
-	a->agent_args[a->nr_agent_args++] = option;
-	if (value)
-		a->agent_args[a->nr_agent_args++] = value;
-}
-
-/* The agent's command line after "agent": targets, then the values given. */
-static void build_agent_args(struct install_args *a)
-{
-	for (size_t i = 0; i < a->nr_processes; i++)
-		add_agent_arg(a, "--process", a->processes[i]);
-	if (a->system_wide)
-		add_agent_arg(a, "--system-wide", NULL);
-	for (size_t i = 0; i < NR_AGENT_VALUES; i++)
-		if (a->values[i].value)
-			add_agent_arg(a, a->values[i].option, a->values[i].value);
-}
-
-/* Targets and window as the agent checks them, with its defaults where not given. */
-static int check_targets_and_window(const struct install_args *a, char *err, size_t errlen)
-{
-	const char *every = a->values[EVERY_VALUE].value, *duration = a->values[DURATION_VALUE].value;
-	uint64_t every_ns = TD_AGENT_DEFAULT_EVERY_NS, duration_ns = 0;
-
-	if (every && td_parse_duration_ns(every, a->values[EVERY_VALUE].option, &every_ns, err, errlen))
-		return -EINVAL;
-	if (duration && td_parse_duration_ns(duration, a->values[DURATION_VALUE].option, &duration_ns, err, errlen))
-		return -EINVAL;
-	return td_agent_options_check(a->nr_processes, a->system_wide, every_ns, duration_ns, err, errlen);
-}
-
-/* Everything after the options are read: targets, labels, store, paths. */
+/* Everything after the options are read: the agent's checks, then what
+ * the unit must carry: addresses, token file, labels, store, paths. */
 static int check_install_args(struct install_args *a, char *err, size_t errlen)
 {
+	const struct td_agent_config *c = &a->agent.config;
+	char host[TD_HTTPD_HOST_MAX];
 	int ret;
 
-	for (size_t i = 0; i < NR_AGENT_VALUES; i++)
-		if (a->values[i].value && (ret = a->values[i].check(a->values[i].option, a->values[i].value, err, errlen)))
-			return ret;
-	if ((ret = check_targets_and_window(a, err, errlen)) || (ret = check_mcp_options(a, err, errlen)))
+	if ((ret = td_agent_args_check(&a->agent, err, errlen)))
 		return ret;
-	for (size_t i = 0; i < a->labels.count; i++)
-		if ((ret = td_service_label_check(&a->labels.items[i], err, errlen)))
-			return ret;
-	if ((ret = td_store_flags_backend(&a->store_flags, a->db, &a->backend, err, errlen)))
+	if (c->metrics_listen && (ret = check_listen_address("--metrics-listen", c->metrics_listen, host, err, errlen)))
 		return ret;
-	if (!a->store_flags.backend && !a->store_flags.dsn)
+	if ((ret = check_mcp_options(a, err, errlen)))
+		return ret;
+	for (size_t i = 0; i < c->user_labels.count; i++)
+		if ((ret = td_service_label_check(&c->user_labels.items[i], err, errlen)))
+			return ret;
+	if ((ret = td_store_flags_backend(&c->store_flags, c->db, &a->backend, err, errlen)))
+		return ret;
+	if (!c->store_flags.backend && !c->store_flags.dsn)
 		a->backend = NULL; /* not chosen on this command line: the agent's default decides */
 	/*
 	 * A SQLite store named nowhere goes to the state directory: the
 	 * agent's own default, ~/.topdown/data.db, fails under the unit, where
 	 * systemd sets no HOME (no User=) and ProtectHome=yes hides /root.
 	 */
-	if (!a->db && (!a->backend || strcmp(a->backend, "sqlite") == 0))
-		a->db = DEFAULT_SERVICE_DB;
-	if (a->db && (ret = check_db(a->db, a->db_dir, sizeof(a->db_dir), err, errlen)))
+	if (!c->db && (!a->backend || strcmp(a->backend, "sqlite") == 0))
+		a->agent.config.db = DEFAULT_SERVICE_DB;
+	if (c->db && (ret = check_db(c->db, a->db_dir, sizeof(a->db_dir), err, errlen)))
 		return ret;
 	if ((ret = resolve_paths(&a->paths, err, errlen)))
 		return ret;
 	return check_unit_path("--env-file", a->paths.env_file, err, errlen);
 }
 
-static int parse_install_args(int argc, char **argv, struct install_args *a, char *err,
-			      size_t errlen)
+/*
+ * Each agent option as it is read (a td_cli_each_fn), for ExecStart, in
+ * the order given: --process as often as given, any other once, its last
+ * value winning as it does in the agent.
+ */
+static int add_agent_arg(void *ctx, const struct td_opt *opt, const char *value, char *err, size_t errlen)
 {
-	/* named after the command: tests/check_cli_docs.sh tells the two tables apart */
-	static const struct option install_service_options[] = {
-		/* the agent's own; those with one value in the order of install_args.values */
-		{ "process", required_argument, NULL, 'p' },
-		{ "system-wide", no_argument, NULL, 'a' },
-		{ "every", required_argument, NULL, AGENT_VALUE_OPT + 0 },
-		{ "duration", required_argument, NULL, AGENT_VALUE_OPT + 1 },
-		{ "level", required_argument, NULL, AGENT_VALUE_OPT + 2 },
-		{ "max-overhead", required_argument, NULL, AGENT_VALUE_OPT + 3 },
-		{ "metrics-listen", required_argument, NULL, AGENT_VALUE_OPT + 4 },
-		{ "mcp-listen", required_argument, NULL, AGENT_VALUE_OPT + MCP_LISTEN_VALUE },
-		{ "mcp-token-file", required_argument, NULL, AGENT_VALUE_OPT + MCP_TOKEN_VALUE },
-		{ "mcp-request-timeout", required_argument, NULL, AGENT_VALUE_OPT + MCP_TIMEOUT_VALUE },
-		{ "label", required_argument, NULL, 'L' },
-		{ "db", required_argument, NULL, 'D' },
-		/* where to install */
-		{ "unit-dir", required_argument, NULL, 'U' },
-		{ "env-file", required_argument, NULL, 'E' },
-		{ "no-systemctl", no_argument, NULL, 'N' },
-		{ "preview", no_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int opt, ret = 0;
+	struct install_args *a = ctx;
+	struct agent_arg *arg = NULL;
+	char *option;
 
-	optind = 1;
-	opterr = 0; /* our one-line message instead of getopt's */
-	while (!ret && (opt = getopt_long(argc, argv, ":", install_service_options, NULL)) != -1) {
-		if (opt >= AGENT_VALUE_OPT && opt < AGENT_VALUE_OPT + NR_AGENT_VALUES) {
-			a->values[opt - AGENT_VALUE_OPT].value = optarg; /* the last one counts */
-			continue;
-		}
-		switch (opt) {
-		case 'p':
-			if (a->nr_processes == MAX_PROCESSES) {
-				snprintf(err, errlen, "more than %d --process names; install the agent "
-					 "with --system-wide instead", MAX_PROCESSES);
-				ret = -EINVAL;
-			} else if (!(ret = td_proc_name_check(optarg, err, errlen))) {
-				a->processes[a->nr_processes++] = optarg;
-			}
-			break;
-		case 'a': a->system_wide = true; break;
-		case 'L': ret = td_labels_parse_arg(&a->labels, optarg, err, errlen); break;
-		case 'D': a->db = optarg; break;
-		case 'U': a->paths.unit_dir = optarg; break;
-		case 'E': a->paths.env_file = optarg; break;
-		case 'N': a->paths.no_systemctl = true; break;
-		case 'P': a->preview = true; break;
-		case 'h': fputs(install_usage, stdout); return HELP_SHOWN;
-		default:
-			snprintf(err, errlen, "unknown option, or one missing its value: '%s'", argv[optind - 1]);
-			ret = -EINVAL;
-		}
+	if (opt->group != TD_OPT_GROUP_AGENT)
+		return 0;
+	for (size_t i = 0; i < a->nr_agent_args && strcmp(opt->name, "process"); i++)
+		if (a->agent_args[i].opt == opt)
+			arg = &a->agent_args[i];
+	if (!arg && a->nr_agent_args == MAX_AGENT_ARGS) {
+		snprintf(err, errlen, "too many agent options; install the agent with --system-wide instead");
+		return -EINVAL;
 	}
-	if (!ret && optind < argc) {
-		snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
-		ret = -EINVAL;
+	if (opt->optional ? asprintf(&option, "--%s%s%s", opt->name, value ? "=" : "", value ? value : "") < 0
+			  : asprintf(&option, "--%s", opt->name) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
-	return ret ? ret : check_install_args(a, err, errlen);
+	if (!arg)
+		arg = &a->agent_args[a->nr_agent_args++];
+	free(arg->option);
+	*arg = (struct agent_arg){ opt, option, opt->optional ? NULL : value };
+	return 0;
+}
+
+static const struct td_opt install_service_options[] = {
+	TD_OPTS_AGENT(struct install_args, agent.),
+	TD_OPT_LABELS(struct install_args, agent.config.user_labels,
+		      "stored with every run (repeatable; kept in the settings file)"),
+	TD_OPTS_STORE(struct install_args, agent.config.db, agent.config.store_flags),
+	TD_OPTION("unit-dir", TD_OPT_NAME, offsetof(struct install_args, paths.unit_dir), "DIR",
+		  "where the unit goes (default " DEFAULT_UNIT_DIR ")"),
+	TD_OPTION("env-file", TD_OPT_NAME, offsetof(struct install_args, paths.env_file), "PATH",
+		  "the settings file: labels and the store (default " DEFAULT_ENV_FILE ", mode 0600)"),
+	TD_OPTION("no-systemctl", TD_OPT_FLAG, offsetof(struct install_args, paths.no_systemctl), NULL,
+		  "write the files only; print the systemctl commands to run"),
+	TD_OPTION("preview", TD_OPT_FLAG, offsetof(struct install_args, preview), NULL,
+		  "print both files and change nothing"),
+	{ 0 }
+};
+
+static const struct td_cli install_service_command = {
+	.command = "install-service",
+	.synopsis = "usage: topdown install-service (--process NAME... | --system-wide) [AGENT OPTIONS]\n"
+		    "                               [--label key=value]... [--db PATH | --backend NAME --dsn DSN]\n"
+		    "                               [--unit-dir DIR] [--env-file PATH] [--no-systemctl] [--preview]\n"
+		    "Writes the systemd unit " TD_SERVICE_UNIT_NAME " running `topdown agent` with the agent's\n"
+		    "options (those of topdown agent but --spool, --log and --windows) and its settings file,\n"
+		    "then runs systemctl daemon-reload and enable, unless --no-systemctl or systemd is not\n"
+		    "running. --preview prints both files and changes nothing.\n",
+	.opts = install_service_options,
+};
+
+/* 0, -1 after --help, or TD_EXIT_USAGE. */
+static int parse_install_args(int argc, char **argv, struct install_args *a)
+{
+	struct td_cli_seen seen;
+	char err[512] = "";
+	int ret;
+
+	td_agent_args_init(&a->agent);
+	ret = td_cli_parse_each(&install_service_command, argc, argv, a, &seen, add_agent_arg, a, err, sizeof(err));
+	if (ret == TD_CLI_HELP_SHOWN)
+		return -1;
+	if (!ret)
+		ret = check_install_args(a, err, sizeof(err));
+	return ret ? td_cli_usage_error(&install_service_command, err) : 0;
 }
 
 /* The absolute path of this binary, for ExecStart. */
@@ -428,9 +341,18 @@ static int perf_event_paranoid(void)
 static int render(const struct install_args *a, char **unit_text, char **env_text, char *err,
 		  size_t errlen)
 {
+	const struct td_agent_config *c = &a->agent.config;
+	const char *agent_argv[2 * MAX_AGENT_ARGS];
+	size_t agent_argc = 0;
 	char exe[PATH_MAX];
 	struct utsname host;
 	int ret;
+
+	for (size_t i = 0; i < a->nr_agent_args; i++) {
+		agent_argv[agent_argc++] = a->agent_args[i].option;
+		if (a->agent_args[i].value)
+			agent_argv[agent_argc++] = a->agent_args[i].value;
+	}
 
 	if ((ret = own_path(exe, sizeof(exe), err, errlen)))
 		return ret;
@@ -441,7 +363,7 @@ static int render(const struct install_args *a, char **unit_text, char **env_tex
 	uname(&host);
 
 	struct td_service_unit unit = {
-		.exe = exe, .agent_args = a->agent_args, .nr_agent_args = a->nr_agent_args,
+		.exe = exe, .agent_args = agent_argv, .nr_agent_args = agent_argc,
 		.kernel_release = host.release, .perf_event_paranoid = perf_event_paranoid(),
 		.env_file = a->paths.env_file, .read_write_dir = a->db_dir[0] ? a->db_dir : NULL,
 	};
@@ -451,8 +373,8 @@ static int render(const struct install_args *a, char **unit_text, char **env_tex
 			"set it to 2 (/etc/sysctl.d) and install again to drop it\n",
 			unit.perf_event_paranoid);
 	struct td_service_env env = {
-		.labels = &a->labels, .backend = a->backend, .dsn = a->store_flags.dsn,
-		.db_path = a->db,
+		.labels = &c->user_labels, .backend = a->backend, .dsn = c->store_flags.dsn,
+		.db_path = c->db,
 	};
 
 	if (!(*unit_text = td_service_unit_render(&unit, err, errlen)))
@@ -609,8 +531,8 @@ static int install(const struct install_args *a, const char *unit_text, const ch
 		return 1;
 	}
 	printf("wrote %s and %s (mode 0600)\n", a->paths.unit_path, a->paths.env_file);
-	if (a->db)
-		printf("the agent's runs go to %s (topdown list --db %s)\n", a->db, a->db);
+	if (a->agent.config.db)
+		printf("the agent's runs go to %s (topdown list --db %s)\n", a->agent.config.db, a->agent.config.db);
 	if (!use_systemctl(&a->paths, "install-service")) {
 		printf("to start the agent where systemd runs: %s\n", ENABLE_LATER);
 		return 0;
@@ -628,35 +550,18 @@ static int install(const struct install_args *a, const char *unit_text, const ch
 
 int td_cmd_install_service(int argc, char **argv)
 {
-	struct install_args a = {
-		.values = {
-			{ "--every", check_duration, NULL },
-			{ "--duration", check_duration, NULL },
-			{ "--level", check_level, NULL },
-			{ "--max-overhead", check_overhead, NULL },
-			{ "--metrics-listen", check_listen, NULL },
-			{ "--mcp-listen", check_listen, NULL },
-			{ "--mcp-token-file", check_token_file, NULL },
-			{ "--mcp-request-timeout", check_duration, NULL },
-		},
-	};
+	struct install_args a = { 0 };
 	char err[512] = "", *unit_text = NULL, *env_text = NULL;
 	int ret;
 
-	td_labels_init(&a.labels);
-	td_store_flags_take(&argc, argv, &a.store_flags);
-	ret = parse_install_args(argc, argv, &a, err, sizeof(err));
-	if (ret == HELP_SHOWN) {
-		ret = 0;
-		goto out;
-	}
+	td_labels_init(&a.agent.config.user_labels);
+	ret = parse_install_args(argc, argv, &a);
 	if (ret) {
-		ret = usage_error("install-service", err);
+		ret = ret < 0 ? 0 : ret;
 		goto out;
 	}
-	build_agent_args(&a);
 	if (render(&a, &unit_text, &env_text, err, sizeof(err))) {
-		ret = usage_error("install-service", err);
+		ret = td_cli_usage_error(&install_service_command, err);
 		goto out;
 	}
 	if (a.preview)
@@ -666,7 +571,9 @@ int td_cmd_install_service(int argc, char **argv)
 out:
 	free(unit_text);
 	free(env_text);
-	td_labels_free(&a.labels);
+	for (size_t i = 0; i < a.nr_agent_args; i++)
+		free(a.agent_args[i].option);
+	td_labels_free(&a.agent.config.user_labels);
 	return ret;
 }
 
@@ -683,38 +590,35 @@ static int remove_file(const char *path, bool *existed, char *err, size_t errlen
 	return 0;
 }
 
+static const struct td_opt uninstall_service_options[] = {
+	TD_OPTION("unit-dir", TD_OPT_NAME, offsetof(struct service_paths, unit_dir), "DIR",
+		  "where the unit is (default " DEFAULT_UNIT_DIR ")"),
+	TD_OPTION("env-file", TD_OPT_NAME, offsetof(struct service_paths, env_file), "PATH",
+		  "the settings file (default " DEFAULT_ENV_FILE ")"),
+	TD_OPTION("no-systemctl", TD_OPT_FLAG, offsetof(struct service_paths, no_systemctl), NULL,
+		  "remove the files only; leave systemd alone"),
+	{ 0 }
+};
+
+static const struct td_cli uninstall_service_command = {
+	.command = "uninstall-service",
+	.synopsis = "usage: topdown uninstall-service [--unit-dir DIR] [--env-file PATH] [--no-systemctl]\n"
+		    "Disables and stops " TD_SERVICE_UNIT_NAME ", removes the unit and its settings file, and\n"
+		    "reloads systemd (no systemctl with --no-systemctl or when systemd is not running).\n",
+	.opts = uninstall_service_options,
+};
+
+/* 0, -1 after --help, or TD_EXIT_USAGE. */
 static int parse_uninstall_args(int argc, char **argv, struct service_paths *paths)
 {
-	static const struct option uninstall_service_options[] = {
-		{ "unit-dir", required_argument, NULL, 'U' },
-		{ "env-file", required_argument, NULL, 'E' },
-		{ "no-systemctl", no_argument, NULL, 'N' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	struct td_cli_seen seen;
 	char err[256];
-	int opt;
+	int ret = td_cli_read(&uninstall_service_command, argc, argv, paths, &seen);
 
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":", uninstall_service_options, NULL)) != -1) {
-		switch (opt) {
-		case 'U': paths->unit_dir = optarg; break;
-		case 'E': paths->env_file = optarg; break;
-		case 'N': paths->no_systemctl = true; break;
-		case 'h': fputs(uninstall_usage, stdout); return HELP_SHOWN;
-		default:
-			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'",
-				 argv[optind - 1]);
-			return usage_error("uninstall-service", err);
-		}
-	}
-	if (optind < argc) {
-		snprintf(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
-		return usage_error("uninstall-service", err);
-	}
+	if (ret)
+		return ret;
 	if (resolve_paths(paths, err, sizeof(err)))
-		return usage_error("uninstall-service", err);
+		return td_cli_usage_error(&uninstall_service_command, err);
 	return 0;
 }
 
@@ -728,7 +632,7 @@ int td_cmd_uninstall_service(int argc, char **argv)
 	int ret = parse_uninstall_args(argc, argv, &paths);
 
 	if (ret)
-		return ret == HELP_SHOWN ? 0 : ret;
+		return ret < 0 ? 0 : ret;
 	systemd = access(paths.unit_path, F_OK) == 0 && use_systemctl(&paths, "uninstall-service");
 	/* A unit systemd no longer knows cannot be disabled: say so, remove it anyway. */
 	if (systemd && systemctl(disable, err, sizeof(err)))

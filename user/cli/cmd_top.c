@@ -6,7 +6,6 @@
  * --batch plain text frames for scripts. Nothing is stored.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,68 +34,45 @@ static void request_stop(int sig)
 	stop_requested = 1;
 }
 
-static const char usage_text[] =
-	"usage: topdown top (--process NAME | --pid PID[,PID...] | --system-wide)\n"
-	"                   [--interval 1s] [--level 1..4] [--batch [--iterations N]]\n"
-	"  --interval D     refresh every D (default 1s); the figures are each interval's\n"
-	"  --level N        the Top-Down nodes down to level N as columns, where the CPU has a PMU (default 1)\n"
-	"  --batch          plain text frames on stdout, one per interval, for scripts (no keys)\n"
-	"  --iterations N   with --batch: N frames, then exit\n"
-	"keys: c s w n sort by on-CPU, switches, run-queue wait, name; < > the column left or right;\n"
-	"      / filter by name; p or space pause; g threads or thread-name groups; h or ? help; q quit\n";
+static const struct td_opt top_options[] = {
+	TD_OPTS_TARGET(struct top_args, target),
+	TD_OPTION("interval", TD_OPT_DURATION, offsetof(struct top_args, interval_ns), "D",
+		  "refresh every D (default 1s, at least 100ms); the figures are each interval's", .short_name = 'i'),
+	TD_OPTION("level", TD_OPT_INT, offsetof(struct top_args, level), "N",
+		  "the Top-Down nodes down to level N as columns, where the CPU has a PMU (default 1)",
+		  .min = 1, .max = 4, .short_name = 'l'),
+	TD_OPTION("batch", TD_OPT_FLAG, offsetof(struct top_args, batch), NULL,
+		  "plain text frames on stdout, one per interval, for scripts (no keys)", .short_name = 'b'),
+	TD_OPTION("iterations", TD_OPT_INT, offsetof(struct top_args, iterations), "N",
+		  "with --batch: N frames, then exit", .min = 1, .max = 1L << 40, .short_name = 'n'),
+	{ 0 }
+};
+
+static const struct td_cli top_command = {
+	.command = "top",
+	.synopsis = "usage: topdown top (--process NAME | --pid PID[,PID...] | --system-wide)\n"
+		    "                   [--interval 1s] [--level 1..4] [--batch [--iterations N]]\n",
+	.notes = "keys: c s w n sort by on-CPU, switches, run-queue wait, name; < > the column left or right;\n"
+		 "      / filter by name; p or space pause; g threads or thread-name groups; h or ? help; q quit\n",
+	.opts = top_options,
+};
 
 static int usage_error(const char *message)
 {
-	fprintf(stderr, "topdown top: %s (topdown top --help lists the options)\n", message);
-	return TD_EXIT_USAGE;
+	return td_cli_usage_error(&top_command, message);
 }
 
 /* Parses and checks every option; returns 0, -1 after --help, or an exit code. */
 static int parse_args(int argc, char **argv, struct top_args *a)
 {
-	static const struct option options[] = {
-		{ "process", required_argument, NULL, 'p' },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "system-wide", no_argument, NULL, 'a' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "level", required_argument, NULL, 'l' },
-		{ "batch", no_argument, NULL, 'b' },
-		{ "iterations", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	struct td_cli_seen seen;
 	char err[512] = "";
-	int opt, ret = 0;
+	int ret;
 
 	a->interval_ns = 1000000000;
 	a->level = 1;
-	optind = 1;
-	opterr = 0; /* our one-line message instead of getopt's */
-	while (!ret && (opt = getopt_long(argc, argv, "p:P:ai:l:bn:h", options, NULL)) != -1) {
-		ret = td_target_args_take(&a->target, opt, optarg, err, sizeof(err));
-		if (ret) { /* a target option: taken, or a bad value */
-			ret = ret < 0 ? ret : 0;
-			continue;
-		}
-		switch (opt) {
-		case 'i': ret = td_parse_duration_ns(optarg, "--interval", &a->interval_ns, err, sizeof(err)); break;
-		case 'l': ret = td_parse_int_range(optarg, "--level", 1, 4, &a->level, err, sizeof(err)); break;
-		case 'b': a->batch = true; break;
-		case 'n': ret = td_parse_int_range(optarg, "--iterations", 1, 1L << 40, &a->iterations, err,
-						  sizeof(err));
-			break;
-		case 'h': fputs(usage_text, stdout); return -1;
-		default:
-			snprintf(err, sizeof(err), "unknown option, or one missing its value: '%s'", argv[optind - 1]);
-			ret = -EINVAL;
-		}
-	}
-	if (ret)
-		return usage_error(err);
-	if (optind < argc) {
-		snprintf(err, sizeof(err), "unexpected argument '%s'", argv[optind]);
-		return usage_error(err);
-	}
+	if ((ret = td_cli_read(&top_command, argc, argv, a, &seen)))
+		return ret;
 	if (td_target_args_check(&a->target, err, sizeof(err)))
 		return usage_error(err);
 	if (a->interval_ns < 100000000)

@@ -1,20 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * What query, compare, export and gc share on the command line: run
- * filters, the output format and where the store is. Each command adds
- * QUERY_CLI_OPTIONS to its getopt_long table, offers every option to
- * td_query_cli_option() first, then opens the store and builds its run
- * filter here.
+ * What query, compare, flamegraph, report, export and gc share on the
+ * command line: run filters, the output format and where the store is.
+ * Each command puts TD_OPTS_RUN_FILTERS into its option table, then opens
+ * the store and builds its run filter here.
  */
 #ifndef TOPDOWN_QUERY_CLI_H
 #define TOPDOWN_QUERY_CLI_H
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli_options.h"
 #include "labels.h"
 #include "query_render.h"
 #include "store_open.h"
@@ -26,41 +25,27 @@ struct td_query_cli {
 	enum td_format format;
 };
 
-/* The options td_query_cli_option() handles, for a struct option table. */
-#define TD_QUERY_CLI_OPTIONS \
-	{ "label", required_argument, NULL, 'L' }, \
-	{ "process", required_argument, NULL, 'p' }, \
-	{ "last", required_argument, NULL, 't' }, \
-	{ "run-id", required_argument, NULL, 'r' }, \
-	{ "db", required_argument, NULL, 'D' }, \
-	{ "json", no_argument, NULL, 'j' }, \
-	{ "csv", no_argument, NULL, 'c' }
-#define TD_QUERY_CLI_SHORT "L:p:t:r:D:jc"
-#define TD_QUERY_CLI_HELP 0x100 /* the getopt code of a command's { "help", ... } entry */
-#define TD_QUERY_CLI_HELP_SHOWN 1
-
-/* A command's own option opt with its argument (NULL when it takes none):
- * 0, or -EINVAL with err. */
-typedef int (*td_query_cli_own_fn)(void *args, int opt, const char *arg, char *err, size_t errlen);
-
 /*
- * Reads argv against options (TD_QUERY_CLI_OPTIONS, the command's own, and
- * "help" as TD_QUERY_CLI_HELP): the shared ones into c, the others to own.
- * Operands are refused unless operands is set; then optind is the first.
- * 0; TD_QUERY_CLI_HELP_SHOWN after printing usage; -EINVAL with err.
+ * The run filters and the output format: --label, --process, --last,
+ * --run-id, --json, --csv, and the store's options, into the struct
+ * td_query_cli cli_field of type.
  */
-int td_query_cli_parse(struct td_query_cli *c, int argc, char **argv, const struct option *options,
-		       const char *usage, td_query_cli_own_fn own, void *args, bool operands,
-		       char *err, size_t errlen);
+#define TD_OPTS_RUN_FILTERS(type, cli_field) \
+	TD_OPT_LABELS(type, cli_field.sel.labels, "runs with this label (repeatable: all must match)"), \
+	TD_OPTION("process", TD_OPT_NAME, offsetof(type, cli_field.sel.process), "NAME", "runs of this process", \
+	  .short_name = 'p'), \
+	TD_OPTION("last", TD_OPT_DURATION, offsetof(type, cli_field.sel.last_ns), "D", \
+	  "runs that started within D (24h, 7d, ...)", .short_name = 't'), \
+	TD_OPTION("run-id", TD_OPT_TEXT, offsetof(type, cli_field.sel.run_id), "ID", \
+	  "one run: its id or a unique prefix of at least 8 characters", .short_name = 'r'), \
+	TD_OPTION("json", TD_OPT_SET, offsetof(type, cli_field.format), NULL, "the same data as JSON", \
+	  .min = TD_FORMAT_JSON, .short_name = 'j'), \
+	TD_OPTION("csv", TD_OPT_SET, offsetof(type, cli_field.format), NULL, "the same data as CSV", \
+	  .min = TD_FORMAT_CSV, .short_name = 'c'), \
+	TD_OPTS_STORE(type, cli_field.db, cli_field.store_flags)
 
-/* Takes --backend and --dsn out of argv (td_store_flags_take). */
-void td_query_cli_init(struct td_query_cli *c, int *argc, char **argv);
+void td_query_cli_init(struct td_query_cli *c);
 void td_query_cli_release(struct td_query_cli *c);
-
-/* 1 when opt was one of TD_QUERY_CLI_OPTIONS (0 or -EINVAL with err after
- * a bad value), 0 when it is the command's own. */
-int td_query_cli_option(struct td_query_cli *c, int opt, const char *arg, char *err,
-			size_t errlen);
 
 struct td_store *td_query_cli_open(struct td_query_cli *c, char *err, size_t errlen);
 

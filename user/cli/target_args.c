@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* The target options of collect and top (target_args.h). */
+/* The target and sampling options of the counting commands (target_args.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,24 +9,39 @@
 #include "procmatch.h"
 #include "target_args.h"
 
-int td_target_args_take(struct td_target_args *t, int opt, const char *arg, char *err, size_t errlen)
+int td_target_option(void *field, const struct td_opt *opt, const char *value, char *err, size_t errlen)
 {
-	switch (opt) {
-	case 'p':
-		t->process = arg;
-		break;
-	case 'P':
-		if (td_parse_pid_list(arg, t->pids, TD_TARGET_MAX_PIDS, &t->nr_pids, err, errlen))
-			return -EINVAL;
-		break;
-	case 'a':
+	struct td_target_args *t = field;
+
+	if (strcmp(opt->name, "process") == 0)
+		t->process = value;
+	else if (strcmp(opt->name, "pid") == 0 &&
+		 td_parse_pid_list(value, t->pids, TD_TARGET_MAX_PIDS, &t->nr_pids, err, errlen))
+		return -EINVAL;
+	else if (strcmp(opt->name, "system-wide") == 0)
 		t->system_wide = true;
-		break;
-	default:
-		return 0;
-	}
 	t->given++;
-	return 1;
+	return 0;
+}
+
+int td_sample_options_check(bool sample, const char *event, const char *node, uint64_t freq_hz,
+			    uint64_t period, char *err, size_t errlen)
+{
+	const char *problem = NULL;
+
+	if (freq_hz && !sample)
+		problem = "--sample-freq sets the rate of --sample: give --sample too";
+	else if (period && !sample)
+		problem = "--sample-period sets the rate of --sample: give --sample too";
+	else if (period && freq_hz)
+		problem = "--sample-freq and --sample-period both set the rate: give one";
+	else if (node && event)
+		problem = "--sample-for chooses the event that --sample=EVENT names: give one or the other";
+	else if (event && !*event)
+		problem = "--sample= names no event: give --sample alone for the default, or --sample=EVENT";
+	if (problem)
+		snprintf(err, errlen, "%s", problem);
+	return problem ? -EINVAL : 0;
 }
 
 int td_target_args_check(const struct td_target_args *t, char *err, size_t errlen)

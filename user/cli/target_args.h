@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The target options the counting commands share (collect, top):
- * --process NAME, --pid PID[,PID...] or --system-wide, exactly one, with
- * the same checks and the same one-line errors in every command.
+ * What the counting commands share on the command line. Targets (collect,
+ * top): --process NAME, --pid PID[,PID...] or --system-wide, exactly one,
+ * with the same checks and the same one-line errors in every command.
+ * Sampling (collect, agent, install-service): --sample[=EVENT] and its
+ * rate, decided in one place.
  */
 #ifndef TOPDOWN_TARGET_ARGS_H
 #define TOPDOWN_TARGET_ARGS_H
@@ -11,6 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "cli_options.h"
 #include "collector.h"
 
 #define TD_TARGET_MAX_PIDS 64
@@ -23,13 +26,41 @@ struct td_target_args {
 	int given; /* how many target options the user typed */
 };
 
+/* One target option into the struct td_target_args field (a td_opt_call_fn). */
+int td_target_option(void *field, const struct td_opt *opt, const char *value, char *err, size_t errlen);
+
+/* The target options, into the struct td_target_args field of type. */
+#define TD_OPTS_TARGET(type, field) \
+	TD_OPTION("process", TD_OPT_CALL, offsetof(type, field), "NAME", \
+		  "the threads of the processes named NAME (their comm)", .call = td_target_option, \
+		  .short_name = 'p'), \
+	TD_OPTION("pid", TD_OPT_CALL, offsetof(type, field), "PID[,PID...]", "the threads of these processes", \
+		  .call = td_target_option, .short_name = 'P'), \
+	TD_OPTION("system-wide", TD_OPT_CALL, offsetof(type, field), NULL, "every thread on every CPU", \
+		  .call = td_target_option, .short_name = 'a')
+
 /*
- * Takes getopt_long's opt with its argument, where the command's table
- * gives "process" 'p', "pid" 'P' and "system-wide" 'a' (listed in each
- * table, where tests/check_cli_docs.sh reads them): 1 when it was
- * a target option, 0 when it is not one, -EINVAL with err on a bad value.
+ * --sample[=EVENT] and --sample-freq HZ, into the fields sample_field
+ * (bool), event_field (const char *) and freq_field (uint64_t, 0 unless
+ * given) of type; group tags the entries (TD_OPT_GROUP_AGENT, or 0).
  */
-int td_target_args_take(struct td_target_args *t, int opt, const char *arg, char *err, size_t errlen);
+#define TD_OPTS_SAMPLE(type, sample_field, event_field, freq_field, group_) \
+	TD_OPTION("sample", TD_OPT_TEXT, offsetof(type, event_field), "EVENT", \
+		  "also sample the targets' stacks (locate): EVENT, or the default (cycles; cpu-clock " \
+		  "without a hardware PMU); topdown query --hot and flamegraph read them", \
+		  .optional = true, .sets = true, .set_offset = offsetof(type, sample_field), .group = (group_)), \
+	TD_OPTION("sample-freq", TD_OPT_U64, offsetof(type, freq_field), "HZ", \
+		  "samples per second per CPU (default 99)", .min = 1, .max = 1000000, .short_name = 'F', \
+		  .group = (group_))
+
+/*
+ * How often to sample, decided once for every command: --sample-freq or
+ * --sample-period (0: not given), each only with --sample, not both;
+ * --sample-for NODE (NULL: not given) instead of --sample=EVENT. 0, or
+ * -EINVAL with err.
+ */
+int td_sample_options_check(bool sample, const char *event, const char *node, uint64_t freq_hz,
+			    uint64_t period, char *err, size_t errlen);
 
 /* After the options: exactly one target, and a process name that can match. */
 int td_target_args_check(const struct td_target_args *t, char *err, size_t errlen);

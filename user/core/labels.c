@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "labels.h"
+#include "utf8.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -111,7 +112,7 @@ static bool is_key_char(unsigned char c)
 
 /*
  * A printable excerpt of arg for error messages: at most 40 bytes, control
- * characters shown as '?', so a message stays one readable line.
+ * characters and bytes that are not UTF-8 shown as '?', so a message stays one readable line.
  */
 #define PREVIEW_MAX 40
 static void preview(const char *arg, char out[PREVIEW_MAX + 4])
@@ -123,6 +124,8 @@ static void preview(const char *arg, char out[PREVIEW_MAX + 4])
 
 		out[n] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
 	}
+	out[n] = '\0';
+	td_utf8_sanitize(out); /* bytes that are not UTF-8, or a character cut at the end */
 	strcpy(out + n, arg[n] ? "..." : "");
 }
 
@@ -150,10 +153,14 @@ static const char *value_problem(const char *value)
 		return "the value after '=' is empty";
 	if (len > TD_LABEL_VALUE_MAX)
 		return "the value is longer than " STR(TD_LABEL_VALUE_MAX) " bytes";
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)value[i];
+	for (size_t i = 0, n; i < len; i += n) {
+		const unsigned char *c = (const unsigned char *)value + i;
 
-		if (c < 0x20 || c == 0x7f)
+		/* both stores keep text as UTF-8 only: refused here, before any window */
+		if (!(n = td_utf8_char_len(c)))
+			return "the value is not UTF-8 text; give it in UTF-8";
+		/* C0, DEL, and C1 (U+0080..U+009F, 0xC2 0x80..0x9F in UTF-8) */
+		if (*c < 0x20 || *c == 0x7f || (*c == 0xc2 && c[1] < 0xa0))
 			return "the value holds a control character (tab, newline...)";
 	}
 	return NULL;

@@ -32,9 +32,13 @@ int td_labels_copy(struct td_labels *dst, const struct td_labels *src);
 
 /*
  * Parses one "key=value" argument into labels. Keys: a letter or '_',
- * then letters, digits, '_', '.', '-'; values: non-empty, no control
- * characters. On bad syntax returns -EINVAL and writes one sentence
- * naming the problem and the fix into err.
+ * then letters, digits, '_', '.', '-', at most TD_LABEL_KEY_MAX bytes;
+ * values: non-empty UTF-8 text without control characters (C0, DEL, C1),
+ * at most TD_LABEL_VALUE_MAX bytes. This is the one check of labels a
+ * user gives (the CLI, MCP arguments, the agent, TOPDOWN_LABELS): what it
+ * accepts, every store accepts, so no window is collected only to be
+ * refused. On bad syntax returns -EINVAL and writes one sentence naming
+ * the problem and the fix into err.
  */
 int td_labels_parse_arg(struct td_labels *labels, const char *arg,
 			char *err, size_t errlen);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "parse.h"
 
@@ -105,18 +106,35 @@ int td_parse_duration_ns(const char *text, const char *what, uint64_t *out_ns, c
 	uint64_t frac_ns = (uint64_t)((unsigned __int128)frac * unit->ns / scale);
 
 	if (overflow || __builtin_mul_overflow(whole, unit->ns, &ns) ||
-	    __builtin_add_overflow(ns, frac_ns, &ns)) {
-		snprintf(err, errlen, "bad duration '%.*s' for %s: it is too long; use at most %llud",
-			 QUOTE_MAX, text, what, (unsigned long long)(UINT64_MAX / (86400 * NS_PER_S)));
+	    __builtin_add_overflow(ns, frac_ns, &ns) || ns > TD_DURATION_MAX_NS) {
+		snprintf(err, errlen, "bad duration '%.*s' for %s: it is longer than 100 years; use at most 36500d",
+			 QUOTE_MAX, text, what);
 		return -EINVAL;
 	}
-	if (ns == 0) {
-		snprintf(err, errlen, "bad duration '%.*s' for %s: it must be longer than zero, " DURATION_EXAMPLES,
-			 QUOTE_MAX, text, what);
+	if (ns < TD_DURATION_MIN_NS) {
+		snprintf(err, errlen, "bad duration '%.*s' for %s: it is shorter than 1ms; use at least 1ms, "
+			 DURATION_EXAMPLES, QUOTE_MAX, text, what);
 		return -EINVAL;
 	}
 	*out_ns = ns;
 	return 0;
+}
+
+int64_t td_time_minus_ns(int64_t when_ns, uint64_t ago_ns)
+{
+	int64_t result;
+
+	if (ago_ns > (uint64_t)INT64_MAX || __builtin_sub_overflow(when_ns, (int64_t)ago_ns, &result))
+		return INT64_MIN;
+	return result;
+}
+
+int64_t td_now_minus_ns(uint64_t ago_ns)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return td_time_minus_ns((int64_t)now.tv_sec * 1000000000 + now.tv_nsec, ago_ns);
 }
 
 /* Reads one pid: digits only, 1..PID_MAX_LIMIT; advances *p past them. */

@@ -21,6 +21,7 @@
 #include "array.h"
 #include "engine.h"
 #include "explain.h"
+#include "parse.h"
 #include "query.h"
 
 #define DEFAULT_ALPHA 0.05
@@ -148,14 +149,11 @@ void td_run_selection_release(struct td_run_selection *sel)
 int td_run_selection_filter(struct td_run_selection *sel, struct td_store *store,
 			    struct td_run_filter *filter, char *err, size_t errlen)
 {
-	struct timespec now;
 	int ret;
 
 	*filter = (struct td_run_filter){ .labels = &sel->labels, .process = sel->process };
-	if (sel->last_ns) {
-		clock_gettime(CLOCK_REALTIME, &now);
-		filter->since_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - (int64_t)sel->last_ns;
-	}
+	if (sel->last_ns)
+		filter->since_ns = td_now_minus_ns(sel->last_ns);
 	if (!sel->run_id)
 		return 0;
 	ret = td_store_resolve_run_id(store, sel->run_id, sel->resolved_id, err, errlen);

@@ -84,9 +84,10 @@ int td_store_flags_backend(const struct td_store_flags *flags, const char *db_fl
 }
 
 struct td_store *td_store_open_flags(const struct td_store_flags *flags, const char *db_flag,
-				     char *where, size_t wherelen, char *err, size_t errlen)
+				     enum td_store_mode mode, char *where, size_t wherelen,
+				     char *err, size_t errlen)
 {
-	struct td_store_config cfg = { .cache_kib = flags->cache_kib };
+	struct td_store_config cfg = { .cache_kib = flags->cache_kib, .mode = mode };
 	char path[PATH_MAX];
 	struct td_store *store;
 	int ret;
@@ -94,7 +95,7 @@ struct td_store *td_store_open_flags(const struct td_store_flags *flags, const c
 	if (td_store_flags_backend(flags, db_flag, &cfg.backend, err, errlen))
 		return failed(-EINVAL);
 	if (strcmp(cfg.backend, "sqlite") == 0) {
-		ret = td_store_default_path(db_flag, path, sizeof(path), err, errlen);
+		ret = td_store_default_path(db_flag, mode, path, sizeof(path), err, errlen);
 		if (ret < 0)
 			return failed(ret);
 		cfg.path = path;

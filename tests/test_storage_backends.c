@@ -1012,7 +1012,7 @@ static void test_open_flags(void **state)
 	unsetenv("TOPDOWN_BACKEND");
 	unsetenv("TOPDOWN_DSN");
 	snprintf(path, sizeof(path), "%s/flag.db", b->dir);
-	store = td_store_open_flags(&flags, path, where, sizeof(where), b->err, ERRLEN);
+	store = td_store_open_flags(&flags, path, TD_STORE_READ_WRITE, where, sizeof(where), b->err, ERRLEN);
 	assert_non_null(store);
 	assert_string_equal(where, path);
 	td_store_close(store);
@@ -1020,28 +1020,28 @@ static void test_open_flags(void **state)
 	/* Each flag with the other backend's flag. */
 	flags = (struct td_store_flags){ .backend = "sqlite", .dsn = "host=x" };
 	errno = 0;
-	assert_null(td_store_open_flags(&flags, NULL, NULL, 0, b->err, ERRLEN));
+	assert_null(td_store_open_flags(&flags, NULL, TD_STORE_READ_WRITE, NULL, 0, b->err, ERRLEN));
 	assert_int_equal(errno, EINVAL);
 	assert_non_null(strstr(b->err, "--dsn names a PostgreSQL server"));
 	flags = (struct td_store_flags){ .backend = "postgresql" };
 	errno = 0;
-	assert_null(td_store_open_flags(&flags, path, NULL, 0, b->err, ERRLEN));
+	assert_null(td_store_open_flags(&flags, path, TD_STORE_READ_WRITE, NULL, 0, b->err, ERRLEN));
 	assert_int_equal(errno, EINVAL);
 	assert_non_null(strstr(b->err, "--db names a SQLite file"));
 	/* PostgreSQL from the environment, without a connection string. */
 	flags = (struct td_store_flags){ 0 };
 	setenv("TOPDOWN_BACKEND", "postgresql", 1);
-	assert_null(td_store_open_flags(&flags, NULL, NULL, 0, b->err, ERRLEN));
+	assert_null(td_store_open_flags(&flags, NULL, TD_STORE_READ_WRITE, NULL, 0, b->err, ERRLEN));
 	assert_non_null(strstr(b->err, "TOPDOWN_DSN"));
 	setenv("TOPDOWN_BACKEND", "mongo", 1);
 	errno = 0;
-	assert_null(td_store_open_flags(&flags, NULL, NULL, 0, b->err, ERRLEN));
+	assert_null(td_store_open_flags(&flags, NULL, TD_STORE_READ_WRITE, NULL, 0, b->err, ERRLEN));
 	assert_int_equal(errno, EINVAL);
 	assert_non_null(strstr(b->err, "'mongo'"));
 	assert_non_null(strstr(b->err, "postgresql"));
 	/* The flag beats the environment. */
 	flags.backend = "sqlite";
-	store = td_store_open_flags(&flags, path, NULL, 0, b->err, ERRLEN);
+	store = td_store_open_flags(&flags, path, TD_STORE_READ_WRITE, NULL, 0, b->err, ERRLEN);
 	assert_non_null(store);
 	td_store_close(store);
 	unsetenv("TOPDOWN_BACKEND");
@@ -1049,7 +1049,7 @@ static void test_open_flags(void **state)
 		return;
 	/* --dsn alone means PostgreSQL; TOPDOWN_DSN needs TOPDOWN_BACKEND. */
 	flags = (struct td_store_flags){ .dsn = pg_server.dsn };
-	store = td_store_open_flags(&flags, NULL, where, sizeof(where), b->err, ERRLEN);
+	store = td_store_open_flags(&flags, NULL, TD_STORE_READ_WRITE, where, sizeof(where), b->err, ERRLEN);
 	if (!store)
 		fail_msg("open failed: %s", b->err);
 	assert_non_null(strstr(where, "postgresql://"));
@@ -1057,7 +1057,7 @@ static void test_open_flags(void **state)
 	flags = (struct td_store_flags){ 0 };
 	setenv("TOPDOWN_BACKEND", "postgresql", 1);
 	setenv("TOPDOWN_DSN", pg_server.dsn, 1);
-	store = td_store_open_flags(&flags, NULL, NULL, 0, b->err, ERRLEN);
+	store = td_store_open_flags(&flags, NULL, TD_STORE_READ_WRITE, NULL, 0, b->err, ERRLEN);
 	assert_non_null(store);
 	td_store_close(store);
 	unsetenv("TOPDOWN_BACKEND");

@@ -599,7 +599,7 @@ int td_cmd_collect(int argc, char **argv)
 	struct collect_args a = { 0 };
 	struct td_tma_choice tma = { 0 };
 	struct td_store *store = NULL;
-	struct td_store_flags store_flags;
+	struct td_store_flags store_flags = { 0 };
 	char err[768] = "", db_path[4096];
 	int ret;
 
@@ -614,7 +614,7 @@ int td_cmd_collect(int argc, char **argv)
 	if (!ret)
 		ret = td_collect_choose_events(a.cpu_model, a.level, a.events_given, a.events, &a.nr_events, &tma,
 					       err, sizeof(err));
-	if (!ret && !(store = td_store_open_flags(&store_flags, a.db, db_path, sizeof(db_path), err, sizeof(err))))
+	if (!ret && !(store = td_store_open_flags(&store_flags, a.db, TD_STORE_READ_WRITE, db_path, sizeof(db_path), err, sizeof(err))))
 		ret = -1;
 	if (!ret)
 		ret = collect_and_store(&a, &tma, store, db_path, err, sizeof(err));

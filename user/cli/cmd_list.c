@@ -190,7 +190,7 @@ int td_cmd_list(int argc, char **argv)
 {
 	struct list_args a = { 0 };
 	struct td_store *store = NULL;
-	struct td_store_flags store_flags;
+	struct td_store_flags store_flags = { 0 };
 	char err[768] = "";
 	int ret;
 
@@ -201,8 +201,8 @@ int td_cmd_list(int argc, char **argv)
 		td_labels_free(&a.labels);
 		return ret < 0 ? 0 : ret;
 	}
-	if (!(store = td_store_open_flags(&store_flags, a.db, NULL, 0, err, sizeof(err))))
-		ret = -EIO;
+	if (!(store = td_store_open_flags(&store_flags, a.db, TD_STORE_READ_ONLY, NULL, 0, err, sizeof(err))))
+		ret = errno ? -errno : -EIO; /* EINVAL: a usage error (exit 2) */
 	if (!ret) {
 		struct timespec now;
 		struct td_run_filter filter = { .labels = &a.labels, .process = a.process };

@@ -16,6 +16,7 @@
 
 #include <sqlite3.h>
 
+#include "backend.h"
 #include "backends.h"
 #include "store_open.h"
 
@@ -1002,6 +1003,59 @@ static void test_flags_take(void **state)
 	assert_null(flags.backend);
 }
 
+/*
+ * A reader opens what a writer made, reads it, and cannot write to it:
+ * the front refuses, and so does the connection itself (SQLite opened
+ * read-only, PostgreSQL's session read-only), whatever the user's rights.
+ */
+static void test_reader_mode(void **state)
+{
+	struct backend *b = backend_of(state);
+	struct td_store_config cfg = b->cfg;
+	struct td_run *run = full_run("app", 7);
+	struct td_store *reader;
+	char id[TD_RUN_ID_LEN], dsn[1100], path[PATH_MAX + 16];
+	struct td_run_summary *listed = NULL;
+	size_t deleted = 1, count = 0;
+
+	store_run(b, full_run("app", 1), id);
+	cfg.mode = TD_STORE_READ_ONLY;
+	reader = td_store_open(&cfg, b->err, ERRLEN);
+	if (!reader)
+		fail_msg("reader open failed: %s", b->err);
+	assert_int_equal(td_store_list_runs(reader, NULL, &listed, &count, b->err, ERRLEN), 0);
+	assert_int_equal(count, 1);
+	assert_string_equal(listed[0].id, id);
+	td_run_summaries_free(listed, count);
+	assert_int_equal(td_store_write_run(reader, run, b->err, ERRLEN), -EROFS);
+	assert_int_equal(td_store_delete_runs(reader, NULL, 0, &deleted, b->err, ERRLEN), -EROFS);
+	assert_int_equal(deleted, 0);
+	/* Past the front: the connection refuses too, and nothing is written. */
+	assert_true(reader->ops->write_run(reader, run, b->err, ERRLEN) < 0);
+	assert_non_null(strstr(b->err, is_postgres(b) ? "read-only" : "readonly"));
+	td_store_close(reader);
+	assert_int_equal(count_runs(b, NULL), 1);
+	td_run_free(run);
+
+	/* A place no writer used: no store, and none made. */
+	if (is_postgres(b)) {
+		assert_true(pg_new_database(dsn, sizeof(dsn), b->err, ERRLEN));
+		cfg.dsn = dsn;
+	} else {
+		snprintf(path, sizeof(path), "%s/typo.db", b->dir);
+		cfg.path = path;
+	}
+	errno = 0;
+	assert_null(td_store_open(&cfg, b->err, ERRLEN));
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(strstr(b->err, is_postgres(b) ? "no topdown tables" : "no database at"));
+	if (is_postgres(b))
+		assert_int_equal(pg_int(dsn, "SELECT count(*) FROM information_schema.tables"
+					" WHERE table_schema = current_schema()"), 0);
+	else
+		assert_int_equal(access(path, F_OK), -1);
+}
+
 static void test_open_flags(void **state)
 {
 	struct backend *b = backend_of(state);
@@ -1079,6 +1133,7 @@ int main(int argc, char **argv)
 		ON_BOTH(test_concurrent_writers),
 		ON_BOTH(test_reader_while_writing),
 		ON_BOTH(test_deadline),
+		ON_BOTH(test_reader_mode),
 		BACKEND_TEST(test_pg_deadline_cancels_a_wait, "postgresql"),
 		BACKEND_TEST(test_pg_unreachable, "postgresql"),
 		BACKEND_TEST(test_pg_location_hides_password, "postgresql"),

@@ -65,8 +65,16 @@ int td_store_flags_backend(const struct td_store_flags *flags, const char *db_fl
 
 	if (!name)
 		name = env("TOPDOWN_BACKEND");
+	/* Without a backend named, the flags decide before the environment,
+	 * and an environment naming both stores is refused, not guessed. */
+	if (!name && !flags->dsn && !db_flag && env("TOPDOWN_DSN") && env("TOPDOWN_DB_PATH")) {
+		snprintf(err, errlen, "TOPDOWN_DSN and TOPDOWN_DB_PATH are both set; set "
+			 "TOPDOWN_BACKEND to postgresql or sqlite, or unset one of them");
+		return -EINVAL;
+	}
 	if (!name)
-		name = flags->dsn ? "postgresql" : "sqlite";
+		name = flags->dsn ? "postgresql" : db_flag ? "sqlite" :
+		       env("TOPDOWN_DSN") ? "postgresql" : "sqlite";
 	if (td_store_backend_check(name, err, errlen))
 		return -EINVAL;
 	if (strcmp(name, "sqlite") == 0 && flags->dsn) {

@@ -28,9 +28,11 @@ void td_store_flags_take(int *argc, char **argv, struct td_store_flags *flags);
 
 /*
  * The backend a command uses: --backend, else $TOPDOWN_BACKEND, else
- * postgresql when --dsn was given, else sqlite; checked to be known and
- * to agree with --dsn and db_flag (--db, SQLite only). 0, or -EINVAL
- * with err.
+ * postgresql when --dsn was given, else sqlite when db_flag (--db) was,
+ * else postgresql when $TOPDOWN_DSN is set, else sqlite; checked to be
+ * known and to agree with --dsn and db_flag (--db, SQLite only). 0, or
+ * -EINVAL with err, also when $TOPDOWN_DSN and $TOPDOWN_DB_PATH are both
+ * set and nothing else chooses.
  */
 int td_store_flags_backend(const struct td_store_flags *flags, const char *db_flag,
 			   const char **backend, char *err, size_t errlen);

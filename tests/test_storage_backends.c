@@ -1099,9 +1099,31 @@ static void test_open_flags(void **state)
 	assert_non_null(store);
 	td_store_close(store);
 	unsetenv("TOPDOWN_BACKEND");
+	/* --db "" names no file: refused, not taken for the default. */
+	flags = (struct td_store_flags){ 0 };
+	errno = 0;
+	assert_null(td_store_open_flags(&flags, "", TD_STORE_READ_ONLY, NULL, 0, b->err, ERRLEN));
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(b->err, "--db was given an empty path"));
+	/* Both stores in the environment and nothing to choose: refused. */
+	setenv("TOPDOWN_DSN", "host=/nonexistent", 1);
+	setenv("TOPDOWN_DB_PATH", path, 1);
+	errno = 0;
+	assert_null(td_store_open_flags(&flags, NULL, TD_STORE_READ_ONLY, NULL, 0, b->err, ERRLEN));
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(b->err, "TOPDOWN_DSN and TOPDOWN_DB_PATH are both set"));
+	/* --db chooses SQLite over TOPDOWN_DSN. */
+	store = td_store_open_flags(&flags, path, TD_STORE_READ_ONLY, where, sizeof(where), b->err,
+				    ERRLEN);
+	if (!store)
+		fail_msg("open failed: %s", b->err);
+	assert_string_equal(where, path);
+	td_store_close(store);
+	unsetenv("TOPDOWN_DB_PATH");
+	unsetenv("TOPDOWN_DSN");
 	if (!pg_server.ready)
 		return;
-	/* --dsn alone means PostgreSQL; TOPDOWN_DSN needs TOPDOWN_BACKEND. */
+	/* --dsn alone means PostgreSQL, and so does TOPDOWN_DSN alone. */
 	flags = (struct td_store_flags){ .dsn = pg_server.dsn };
 	store = td_store_open_flags(&flags, NULL, TD_STORE_READ_WRITE, where, sizeof(where), b->err, ERRLEN);
 	if (!store)
@@ -1109,8 +1131,14 @@ static void test_open_flags(void **state)
 	assert_non_null(strstr(where, "postgresql://"));
 	td_store_close(store);
 	flags = (struct td_store_flags){ 0 };
-	setenv("TOPDOWN_BACKEND", "postgresql", 1);
 	setenv("TOPDOWN_DSN", pg_server.dsn, 1);
+	store = td_store_open_flags(&flags, NULL, TD_STORE_READ_WRITE, where, sizeof(where), b->err,
+				    ERRLEN);
+	if (!store)
+		fail_msg("open with TOPDOWN_DSN alone failed: %s", b->err);
+	assert_non_null(strstr(where, "postgresql://"));
+	td_store_close(store);
+	setenv("TOPDOWN_BACKEND", "postgresql", 1);
 	store = td_store_open_flags(&flags, NULL, TD_STORE_READ_WRITE, NULL, 0, b->err, ERRLEN);
 	assert_non_null(store);
 	td_store_close(store);

@@ -459,7 +459,7 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	struct gen g = { .threads = 50, .rng = 1 };
-	struct td_store_flags flags;
+	struct td_store_flags flags = { 0 };
 	long runs = 0, metrics = 40, repeat = 10, writers = 0, seconds = 10;
 	const char *db = NULL;
 	bool one = false;

@@ -299,7 +299,7 @@ static int fleet_writer(struct gen *g, const struct td_store_flags *flags, const
 			td_run_free(run);
 			return failed + 1;
 		}
-		store = td_store_open_flags(flags, db, NULL, 0, err, sizeof(err));
+		store = td_store_open_flags(flags, db, TD_STORE_READ_WRITE, NULL, 0, err, sizeof(err));
 		ret = store ? td_store_write_run(store, run, err, sizeof(err)) : -errno;
 		td_store_close(store);
 		if (ret == 0) {
@@ -365,7 +365,7 @@ static int check_round(const struct td_store_flags *flags, const char *db, const
 	int ret;
 
 	td_labels_init(&labels);
-	store = td_store_open_flags(flags, db, NULL, 0, err, sizeof(err));
+	store = td_store_open_flags(flags, db, TD_STORE_READ_ONLY, NULL, 0, err, sizeof(err));
 	ret = store && td_labels_set(&labels, "fleet_round", round) == 0 ? 0 : -1;
 	if (ret == 0)
 		ret = td_store_list_runs(store, &filter, &runs, &count, err, sizeof(err));
@@ -502,7 +502,7 @@ int main(int argc, char **argv)
 	}
 	if (writers)
 		return fleet(&g, &flags, db, writers, seconds);
-	store = td_store_open_flags(&flags, db, NULL, 0, err, sizeof(err));
+	store = td_store_open_flags(&flags, db, TD_STORE_READ_WRITE, NULL, 0, err, sizeof(err));
 	if (!store) {
 		fprintf(stderr, "td-gen-runs: %s\n", err);
 		return 1;

@@ -89,8 +89,8 @@ void td_mcp_log(struct td_mcp_server *s, enum td_mcp_log_level level, const char
 struct td_store *td_mcp_store(struct td_mcp_server *s, char *err, size_t errlen)
 {
 	if (!s->store) {
-		s->store = td_store_open_flags(&s->opts.store_flags, s->opts.db, NULL, 0, err,
-					       errlen);
+		s->store = td_store_open_flags(&s->opts.store_flags, s->opts.db, TD_STORE_READ_ONLY,
+					       NULL, 0, err, errlen);
 		if (s->store)
 			td_store_set_deadline(s->store, s->deadline_ns);
 	}

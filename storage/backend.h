@@ -42,6 +42,7 @@ struct td_store {
 	const struct td_store_ops *ops;
 	const char *location; /* set by the backend: see td_store_location() */
 	int schema_version;   /* set by the backend once migrated: its number of migrations */
+	enum td_store_mode mode; /* set by td_store_open() */
 	int64_t deadline_ns;  /* td_store_set_deadline(); 0: none */
 	bool timed_out;       /* an operation stopped at the deadline since it was set */
 };

@@ -229,6 +229,9 @@ static int fail(struct pg_store *s, const PGresult *res, const char *what,
 			break;
 		}
 	}
+	/* A reader needs no rights to write: never tell it to get some. */
+	if (s->base.mode == TD_STORE_READ_ONLY && errnum == EACCES)
+		fix = "grant the database user SELECT on topdown's tables, or connect as another user";
 	/* libpq ends its own messages with a newline; keep one line. */
 	snprintf(err, errlen, "%s at %s: %.*s; %s", what, s->location,
 		 (int)strcspn(reason, "\n"), reason, fix);
@@ -628,6 +631,40 @@ static int migrate(struct pg_store *s, char *err, size_t errlen)
 	return ret;
 }
 
+/*
+ * A reader's check of the schema, which it cannot change: the database
+ * holds the tables this topdown reads. One without them is no store to a
+ * reader (a mistyped database name, or one no writer used yet).
+ */
+static int check_schema(struct pg_store *s, char *err, size_t errlen)
+{
+	PGresult *res = PQexec(s->conn, "SELECT coalesce(max(version), 0) FROM schema_migrations");
+	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	long long version = 0;
+	int ret = 0;
+
+	if (PQresultStatus(res) == PGRES_TUPLES_OK)
+		version = get_int(res, 0, 0);
+	else if (state && !strcmp(state, "42P01")) { /* undefined_table */
+		snprintf(err, errlen, "no topdown database at %s: it holds no topdown tables; run "
+			 "`topdown collect` with this --dsn first, or pass --dsn with the database "
+			 "topdown writes to", s->location);
+		ret = -ENOENT;
+	} else {
+		ret = fail(s, res, "cannot read the database", err, errlen);
+	}
+	PQclear(res);
+	if (ret == 0 && version > NR_MIGRATIONS)
+		ret = newer_schema(s, version, err, errlen);
+	if (ret == 0 && version < NR_MIGRATIONS) {
+		snprintf(err, errlen, "database %s has schema version %lld, older than the %d this "
+			 "topdown reads; run a topdown command that writes (import, gc or collect) "
+			 "on it once to upgrade it", s->location, version, NR_MIGRATIONS);
+		ret = -EPROTO;
+	}
+	return ret;
+}
+
 static void pg_close(struct td_store *store)
 {
 	struct pg_store *s = to_pg(store);
@@ -652,19 +689,26 @@ static struct td_store *pg_open(const struct td_store_config *cfg, char *err, si
 		return td_store_open_failed(-ENOMEM);
 	}
 	s->base.ops = &td_postgres_ops;
+	s->base.mode = cfg->mode;
 	s->base.location = s->location;
 	/*
 	 * Every float comes back with all its digits (the default before
 	 * PostgreSQL 12 rounds to 15). No JIT: compiling a statement took
 	 * hundreds of milliseconds where running it takes tens (the planner's
-	 * guesses for the bottlenecks statement passed jit_above_cost).
+	 * guesses for the bottlenecks statement passed jit_above_cost). A
+	 * reader's session is read-only: the server refuses any write in it,
+	 * whatever the user's rights.
 	 */
 	ret = connect_server(s, cfg->dsn, err, errlen);
 	if (ret == 0)
 		ret = exec_sql(s, "SET extra_float_digits = 3; SET jit = off",
 			       "cannot set up the session", err, errlen);
+	if (ret == 0 && cfg->mode == TD_STORE_READ_ONLY)
+		ret = exec_sql(s, "SET default_transaction_read_only = on",
+			       "cannot set up the session", err, errlen);
 	if (ret == 0)
-		ret = migrate(s, err, errlen);
+		ret = cfg->mode == TD_STORE_READ_ONLY ? check_schema(s, err, errlen) :
+							migrate(s, err, errlen);
 	s->base.schema_version = NR_MIGRATIONS;
 	if (ret < 0) {
 		pg_close(&s->base);

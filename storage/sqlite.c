@@ -181,6 +181,7 @@ static const char *const migrations[] = {
 /* ---- errors ---- */
 
 #define WRITABLE_FIX "pass --db with a writable path or set TOPDOWN_DB_PATH"
+#define READABLE_FIX "let this user read the file, or pass --db with a readable database"
 #define BUSY_FIX "another process held the database for over 5 s; retry when it is done"
 
 /* What each SQLite failure means for the caller and how to get past it. */
@@ -227,6 +228,9 @@ static int fail(struct sqlite_store *s, int rc, const char *what, char *err, siz
 			break;
 		}
 	}
+	/* A reader needs no write access: never tell it to find some. */
+	if (s->base.mode == TD_STORE_READ_ONLY && (errnum == EACCES || errnum == EROFS))
+		fix = READABLE_FIX;
 	snprintf(err, errlen, "%s '%s': %s; %s", what, s->path, reason, fix);
 	return -errnum;
 }
@@ -383,11 +387,13 @@ static int make_default_dir(char *buf, char *err, size_t errlen)
 
 /*
  * The default store is ~/.topdown/data.db, and its directory is ours to
- * create, whichever way the path came: unset, or given as that very path
- * by --db or TOPDOWN_DB_PATH (as the README's demo does). Any other path
- * is the user's: a missing directory there stays an error at open.
+ * create for a writer, whichever way the path came: unset, or given as
+ * that very path by --db or TOPDOWN_DB_PATH (as the README's demo does).
+ * Any other path is the user's: a missing directory there stays an error
+ * at open. A reader creates nothing; it finds no database instead.
  */
-int td_store_default_path(const char *flag_path, char *buf, size_t len, char *err, size_t errlen)
+int td_store_default_path(const char *flag_path, enum td_store_mode mode, char *buf, size_t len,
+			  char *err, size_t errlen)
 {
 	const char *env = getenv("TOPDOWN_DB_PATH");
 	const char *home = getenv("HOME");
@@ -396,7 +402,12 @@ int td_store_default_path(const char *flag_path, char *buf, size_t len, char *er
 			  (size_t)snprintf(home_path, sizeof(home_path), "%s/.topdown/data.db", home) < sizeof(home_path);
 	int ret;
 
-	if (flag_path && *flag_path)
+	if (flag_path && !*flag_path) { /* --db "": an unset variable, most likely */
+		snprintf(err, errlen, "--db was given an empty path; pass --db with the database "
+			 "file, or leave --db out for TOPDOWN_DB_PATH or ~/.topdown/data.db");
+		return -EINVAL;
+	}
+	if (flag_path)
 		ret = copy_path(flag_path, "--db", buf, len, err, errlen);
 	else if (env && *env)
 		ret = copy_path(env, "TOPDOWN_DB_PATH", buf, len, err, errlen);
@@ -409,7 +420,7 @@ int td_store_default_path(const char *flag_path, char *buf, size_t len, char *er
 	} else {
 		ret = copy_path(home_path, "HOME", buf, len, err, errlen);
 	}
-	if (ret == 0 && home_known && strcmp(buf, home_path) == 0)
+	if (ret == 0 && mode == TD_STORE_READ_WRITE && home_known && strcmp(buf, home_path) == 0)
 		ret = make_default_dir(buf, err, errlen);
 	return ret;
 }
@@ -460,6 +471,51 @@ static int on_progress(void *ctx)
 	return td_store_time_left_ns(ctx) == 0;
 }
 
+/*
+ * A writer keeps the WAL and its index (-wal, -shm) beside the file when
+ * it closes. A reader without write access to the directory cannot create
+ * them, and SQLite cannot read a WAL database without them; with them
+ * there and readable (the index read-only), it can. The limit empties the
+ * WAL file at the last close, so what stays is an empty file and a 32 KiB
+ * index. SQLite gives them the database's permissions when it creates
+ * them; a writer that owns them gives them the database's permissions
+ * again, so a database made readable to others (chmod 644) is readable
+ * whole once a writer has opened it. That is best effort: a reader that
+ * still cannot read them says so.
+ */
+static int keep_wal(struct sqlite_store *s)
+{
+	static const char *const suffixes[] = { "-wal", "-shm" };
+	char name[PATH_MAX];
+	struct stat db, file;
+	int persist = 1;
+	int rc = sqlite3_file_control(s->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+
+	for (size_t i = 0; rc == SQLITE_OK && i < 2 && stat(s->path, &db) == 0; i++) {
+		if ((size_t)snprintf(name, sizeof(name), "%s%s", s->path, suffixes[i]) < sizeof(name) &&
+		    stat(name, &file) == 0 && file.st_uid == geteuid() &&
+		    (file.st_mode & 0777) != (db.st_mode & 0777))
+			(void)chmod(name, db.st_mode & 0777);
+	}
+	return rc == SQLITE_OK ? exec_sql(s, "PRAGMA journal_size_limit = 67108864") : rc;
+}
+
+/* A reader's file must be there: SQLite would create it. */
+static int check_exists(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0)
+		return 0;
+	if (errno == ENOENT || errno == ENOTDIR)
+		snprintf(err, errlen, "no database at %s; run `topdown collect` first or pass "
+			 "--db with an existing file", path);
+	else
+		snprintf(err, errlen, "cannot open database '%s': %s; " READABLE_FIX, path,
+			 strerror(errno));
+	return errno == ENOTDIR ? -ENOENT : -errno;
+}
+
 static int open_connection(struct sqlite_store *s, unsigned cache_kib, char *err, size_t errlen)
 {
 	char cache[64];
@@ -467,19 +523,23 @@ static int open_connection(struct sqlite_store *s, unsigned cache_kib, char *err
 	 * runs but never corrupts the file, and commits skip an fsync. */
 	static const char setup[] = "PRAGMA foreign_keys = ON;"
 				    "PRAGMA synchronous = NORMAL;";
-	int rc = check_writable(s->path, err, errlen);
+	bool writer = s->base.mode == TD_STORE_READ_WRITE;
+	int rc = writer ? check_writable(s->path, err, errlen) : check_exists(s->path, err, errlen);
 
 	if (rc < 0)
 		return rc;
-	rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	rc = sqlite3_open_v2(s->path, &s->db, writer ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE :
+			     SQLITE_OPEN_READONLY, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_extended_result_codes(s->db, 1);
 		sqlite3_progress_handler(s->db, PROGRESS_STEPS, on_progress, &s->base);
 		rc = sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
 	}
-	if (rc == SQLITE_OK)
+	if (rc == SQLITE_OK && writer)
 		rc = enable_wal(s);
-	if (rc == SQLITE_OK)
+	if (rc == SQLITE_OK && writer)
+		rc = keep_wal(s);
+	if (rc == SQLITE_OK && writer) /* a reader's first read is check_schema()'s */
 		rc = exec_sql(s, setup);
 	if (rc == SQLITE_OK && cache_kib) { /* a negative cache_size is in KiB */
 		snprintf(cache, sizeof(cache), "PRAGMA cache_size = -%u", cache_kib);
@@ -547,6 +607,50 @@ static int newer_schema(struct sqlite_store *s, int64_t version, char *err, size
 	return -EPROTO;
 }
 
+/*
+ * A reader's check of the schema, which it cannot change: the file holds
+ * the schema this topdown reads. A file without it (empty, or created by
+ * something else) is no database to a reader, as a missing file is.
+ */
+static int check_schema(struct sqlite_store *s, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t version = 0;
+	int rc = sqlite3_prepare_v2(s->db, "SELECT name FROM sqlite_master WHERE type = 'table'"
+				    " AND name = 'schema_migrations'", -1, &st, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	/* A WAL database needs its -wal and -shm beside it: see keep_wal(). */
+	if (rc == SQLITE_READONLY_DIRECTORY) {
+		snprintf(err, errlen, "cannot read database '%s': its files %s-wal and %s-shm are "
+			 "missing and this user cannot create them; open it once with a topdown "
+			 "command that writes (import, gc or collect) as its owner, which leaves "
+			 "them for readers", s->path, s->path, s->path);
+		return -EACCES;
+	}
+	if ((rc & 0xff) == SQLITE_CANTOPEN && sqlite3_system_errno(s->db) == EACCES) {
+		snprintf(err, errlen, "cannot read database '%s': this user may not read its files "
+			 "%s-wal and %s-shm; give them the database's permissions (chmod "
+			 "--reference=%s FILE)", s->path, s->path, s->path, s->path);
+		return -EACCES;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return fail(s, rc, "cannot read database", err, errlen);
+	if (rc == SQLITE_DONE) {
+		snprintf(err, errlen, "no database at %s: the file holds no topdown data; run "
+			 "`topdown collect` first or pass --db with an existing database", s->path);
+		return -ENOENT;
+	}
+	if (schema_is_current(s, &version))
+		return version > NR_MIGRATIONS ? newer_schema(s, version, err, errlen) : 0;
+	snprintf(err, errlen, "database '%s' has schema version %lld, older than the %d this "
+		 "topdown reads; run a topdown command that writes (import, gc or collect) on it "
+		 "once to upgrade it", s->path, (long long)version, NR_MIGRATIONS);
+	return -EPROTO;
+}
+
 static int migrate(struct sqlite_store *s, char *err, size_t errlen)
 {
 	int64_t version = 0;
@@ -592,7 +696,7 @@ static struct td_store *sqlite_open(const struct td_store_config *cfg, char *err
 	int ret;
 
 	if (!path) {
-		ret = td_store_default_path(NULL, resolved, sizeof(resolved), err, errlen);
+		ret = td_store_default_path(NULL, cfg->mode, resolved, sizeof(resolved), err, errlen);
 		if (ret < 0)
 			return td_store_open_failed(ret);
 		path = resolved;
@@ -604,11 +708,13 @@ static struct td_store *sqlite_open(const struct td_store_config *cfg, char *err
 		return td_store_open_failed(-ENOMEM);
 	}
 	s->base.ops = &td_sqlite_ops;
+	s->base.mode = cfg->mode;
 	strcpy(s->path, path);
 	s->base.location = s->path;
 	ret = open_connection(s, cfg->cache_kib, err, errlen);
 	if (ret == 0)
-		ret = migrate(s, err, errlen);
+		ret = cfg->mode == TD_STORE_READ_ONLY ? check_schema(s, err, errlen) :
+							migrate(s, err, errlen);
 	s->base.schema_version = NR_MIGRATIONS;
 	if (ret < 0) {
 		sqlite_close(&s->base);

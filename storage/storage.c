@@ -47,10 +47,15 @@ struct td_store *td_store_open(const struct td_store_config *cfg, char *err, siz
 	static const struct td_store_config defaults;
 	const struct td_store_ops *ops;
 
+	struct td_store *store;
+
 	if (!cfg)
 		cfg = &defaults;
 	ops = find_backend(cfg->backend, err, errlen);
-	return ops ? ops->open(cfg, err, errlen) : td_store_open_failed(-EINVAL);
+	store = ops ? ops->open(cfg, err, errlen) : td_store_open_failed(-EINVAL);
+	if (store)
+		store->mode = cfg->mode;
+	return store;
 }
 
 struct td_store *td_store_open_failed(int ret)
@@ -78,6 +83,20 @@ const char *td_store_location(const struct td_store *store)
 int td_store_schema_version(const struct td_store *store)
 {
 	return store ? store->schema_version : 0;
+}
+
+enum td_store_mode td_store_mode(const struct td_store *store)
+{
+	return store ? store->mode : TD_STORE_READ_WRITE;
+}
+
+/* A reader's store refuses writes before the backend sees them: its
+ * connection could not make them anyway, and this names the cause. */
+static int read_only(struct td_store *store, const char *what, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot %s in %s: the store was opened read-only; this is a bug "
+		 "in the caller, which must open it to write", what, td_store_location(store));
+	return -EROFS;
 }
 
 void td_store_set_deadline(struct td_store *store, int64_t deadline_ns)
@@ -171,6 +190,8 @@ int td_store_write_run(struct td_store *store, const struct td_run *run,
 
 	if (!store || !run)
 		return invalid_run(err, errlen, "no store or no run was given");
+	if (store->mode == TD_STORE_READ_ONLY)
+		return read_only(store, "store a run", err, errlen);
 	rc = check_run(run, err, errlen);
 	return rc < 0 ? rc : store->ops->write_run(store, run, err, errlen);
 }
@@ -544,6 +565,8 @@ int td_store_delete_runs_with(struct td_store *store, const struct td_run_filter
 	if (!store || !deleted)
 		return caller_bug(err, errlen, "delete runs");
 	*deleted = 0;
+	if (store->mode == TD_STORE_READ_ONLY)
+		return read_only(store, "delete runs", err, errlen);
 	f = filter ? *filter : every_run;
 	f.limit = 0;
 	if (!batch)

@@ -20,6 +20,20 @@
 
 struct td_store;
 
+/*
+ * What a command does with the store. A writer (collect, agent, import,
+ * gc) creates the SQLite file or the PostgreSQL tables when missing and
+ * migrates an older schema. A reader (list, query, export, MCP, ...) opens
+ * what exists and never changes it: SQLite opens the file read-only and
+ * PostgreSQL's transactions are read-only, so a user who may only read
+ * the store can still query it, and a mistyped path is an error rather
+ * than a new, empty database.
+ */
+enum td_store_mode {
+	TD_STORE_READ_WRITE, /* create and migrate when needed; writes allowed */
+	TD_STORE_READ_ONLY,  /* open what exists; writes fail with -EROFS */
+};
+
 struct td_store_config {
 	const char *backend; /* NULL or "sqlite" (default), or "postgresql" */
 	const char *path;    /* SQLite file; NULL: td_store_default_path(NULL, ...) */
@@ -32,22 +46,26 @@ struct td_store_config {
 	 * keeps it small to keep its memory flat. PostgreSQL ignores it.
 	 */
 	unsigned cache_kib;
+	enum td_store_mode mode; /* 0: TD_STORE_READ_WRITE */
 };
 
 /*
  * The SQLite path: flag_path (--db) if set, else $TOPDOWN_DB_PATH, else
- * $HOME/.topdown/data.db (the directory is created 0700 when missing).
+ * $HOME/.topdown/data.db (for a writer, the directory is created 0700
+ * when missing). -EINVAL when flag_path is empty: --db "" names no file.
  */
-int td_store_default_path(const char *flag_path, char *buf, size_t len,
+int td_store_default_path(const char *flag_path, enum td_store_mode mode, char *buf, size_t len,
 			  char *err, size_t errlen);
 
 /*
- * Opens (creating and migrating when needed) the store; cfg may be NULL
- * for all defaults. NULL on failure, with errno saying why: EINVAL for a
- * configuration that cannot work (an unknown backend, a missing or
- * malformed connection string), ECONNREFUSED when the PostgreSQL server
- * does not accept the connection, else the error of the step that failed
- * (ENOENT or EACCES for a SQLite file, EIO, EPROTO for a newer schema).
+ * Opens the store, for cfg->mode (a writer creates and migrates it when
+ * needed); cfg may be NULL for all defaults. NULL on failure, with errno
+ * saying why: EINVAL for a configuration that cannot work (an unknown
+ * backend, a missing or malformed connection string), ECONNREFUSED when
+ * the PostgreSQL server does not accept the connection, ENOENT when a
+ * reader finds no store (no SQLite file, no topdown tables), else the
+ * error of the step that failed (EACCES for a SQLite file, EIO, EPROTO
+ * for a newer schema, or an older one a reader cannot migrate).
  */
 struct td_store *td_store_open(const struct td_store_config *cfg, char *err, size_t errlen);
 
@@ -64,6 +82,9 @@ const char *td_store_location(const struct td_store *store);
 
 /* The schema version the store is at: it was migrated to it when opened. */
 int td_store_schema_version(const struct td_store *store);
+
+/* The mode the store was opened in. */
+enum td_store_mode td_store_mode(const struct td_store *store);
 
 /*
  * A time limit on what the store does next: a read or write still running

@@ -28,8 +28,16 @@ int td_store_flags_backend(const struct td_store_flags *flags, const char *db_fl
 
 	if (!name)
 		name = env("TOPDOWN_BACKEND");
+	/* Without a backend named, the flags decide before the environment,
+	 * and an environment naming both stores is refused, not guessed. */
+	if (!name && !flags->dsn && !db_flag && env("TOPDOWN_DSN") && env("TOPDOWN_DB_PATH")) {
+		snprintf(err, errlen, "TOPDOWN_DSN and TOPDOWN_DB_PATH are both set; set "
+			 "TOPDOWN_BACKEND to postgresql or sqlite, or unset one of them");
+		return -EINVAL;
+	}
 	if (!name)
-		name = flags->dsn ? "postgresql" : "sqlite";
+		name = flags->dsn ? "postgresql" : db_flag ? "sqlite" :
+		       env("TOPDOWN_DSN") ? "postgresql" : "sqlite";
 	if (td_store_backend_check(name, err, errlen))
 		return -EINVAL;
 	if (strcmp(name, "sqlite") == 0 && flags->dsn) {
@@ -47,9 +55,10 @@ int td_store_flags_backend(const struct td_store_flags *flags, const char *db_fl
 }
 
 struct td_store *td_store_open_flags(const struct td_store_flags *flags, const char *db_flag,
-				     char *where, size_t wherelen, char *err, size_t errlen)
+				     enum td_store_mode mode, char *where, size_t wherelen,
+				     char *err, size_t errlen)
 {
-	struct td_store_config cfg = { .cache_kib = flags->cache_kib };
+	struct td_store_config cfg = { .cache_kib = flags->cache_kib, .mode = mode };
 	char path[PATH_MAX];
 	struct td_store *store;
 	int ret;
@@ -57,7 +66,7 @@ struct td_store *td_store_open_flags(const struct td_store_flags *flags, const c
 	if (td_store_flags_backend(flags, db_flag, &cfg.backend, err, errlen))
 		return failed(-EINVAL);
 	if (strcmp(cfg.backend, "sqlite") == 0) {
-		ret = td_store_default_path(db_flag, path, sizeof(path), err, errlen);
+		ret = td_store_default_path(db_flag, mode, path, sizeof(path), err, errlen);
 		if (ret < 0)
 			return failed(ret);
 		cfg.path = path;

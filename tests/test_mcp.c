@@ -778,6 +778,16 @@ static void test_tool_answers(void **state)
 	/* failures the model can act on */
 	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":62,\"method\":\"tools/call\",\"params\":{\"name\":"
 			  "\"query_trend\",\"arguments\":{\"node\":\"Retirng\"}}}", "unknown metric 'Retirng'");
+	/* A node no model knows is an error with a suggestion, never an empty list. */
+	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":63,\"method\":\"tools/call\",\"params\":{\"name\":"
+			  "\"query_by_bottleneck\",\"arguments\":{\"node\":\"Frontend_Bond\"}}}",
+			  "unknown metric 'Frontend_Bond'; did you mean Frontend_Bound?");
+	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":64,\"method\":\"tools/call\",\"params\":{\"name\":"
+			  "\"query_by_bottleneck\",\"arguments\":{\"node\":\"NoSuch\",\"min_pct\":1}}}",
+			  "unknown metric 'NoSuch'");
+	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":65,\"method\":\"tools/call\",\"params\":{\"name\":"
+			  "\"get_thread_breakdown\",\"arguments\":{\"sort\":\"Backend_Bond\"}}}",
+			  "did you mean Backend_Bound?");
 	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":"
 			  "\"query_bottlenecks\",\"arguments\":{\"labels\":{\"test\":\"\"}}}}", "bad label");
 	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":"

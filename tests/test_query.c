@@ -433,6 +433,20 @@ static void test_runs_above(void **state)
 			 0);
 	assert_int_equal(m->count, 0);
 	td_run_matches_free(m);
+	/* A node no model knows is an error with a suggestion, not an empty
+	 * answer; so is any part of a dotted path. */
+	assert_int_equal(td_query_runs_above(b->store, &q, "Frontend_Bond", 0, &m, b->err, ERRLEN),
+			 -EINVAL);
+	assert_null(m);
+	assert_non_null(strstr(b->err, "unknown metric 'Frontend_Bond'; did you mean "
+				"Frontend_Bound?"));
+	assert_non_null(strstr(b->err, "topdown explain --list"));
+	assert_int_equal(td_query_runs_above(b->store, &q, "Memory_Bond.DRAM_Bound", 0, &m, b->err,
+					     ERRLEN), -EINVAL);
+	assert_non_null(strstr(b->err, "'Memory_Bond'"));
+	assert_int_equal(td_query_runs_above(b->store, &q, "DRAM_Bound.", 0, &m, b->err, ERRLEN),
+			 -EINVAL);
+	assert_null(m);
 }
 
 /* ---- threads of one run ---- */
@@ -514,8 +528,13 @@ static void test_threads(void **state)
 	td_thread_breakdown_free(t);
 
 	q = (struct td_query){ 0 };
-	assert_int_equal(td_query_threads(b->store, &q, "Nope", &t, b->err, ERRLEN), -EINVAL);
+	/* A node, but not a column: the columns are named. */
+	assert_int_equal(td_query_threads(b->store, &q, "DRAM_Bound", &t, b->err, ERRLEN), -EINVAL);
 	assert_non_null(strstr(b->err, "Backend_Bound, Retiring"));
+	/* No node at all: a suggestion, before the store is asked. */
+	assert_int_equal(td_query_threads(b->store, &q, "Memory_Bond", &t, b->err, ERRLEN), -EINVAL);
+	assert_non_null(strstr(b->err, "unknown metric 'Memory_Bond'; did you mean Memory_Bound?"));
+	assert_null(t);
 	q.runs.run_id = bare;
 	assert_int_equal(td_query_threads(b->store, &q, NULL, &t, b->err, ERRLEN), TD_QUERY_NOTHING);
 	assert_non_null(strstr(b->err, "no per-thread"));
@@ -575,8 +594,9 @@ static void test_trend(void **state)
 	assert_true(t->points[1].anomaly);
 	assert_int_equal(t->nr_anomalies, 1);
 	td_trend_free(t);
-	assert_int_equal(td_query_trend(b->store, &q, "Nope", 4, 3.0, &t, b->err, ERRLEN), -ENOENT);
+	assert_int_equal(td_query_trend(b->store, &q, "Nope", 4, 3.0, &t, b->err, ERRLEN), -EINVAL);
 	assert_non_null(strstr(b->err, "'Nope'"));
+	assert_null(t);
 }
 
 /* Enough runs for every array the answer grows to be reallocated. */

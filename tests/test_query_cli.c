@@ -212,8 +212,19 @@ static void test_query_bad_input(void **state)
 	expect_refused(&r, 1, "no run '0123456789ab'");
 	cli(b, &r, "query", "--run-id", "x'; DROP TABLE runs; --", NULL);
 	expect_refused(&r, 2, "not a run id");
-	cli(b, &r, "query", "--threads", "--sort", "Nope", NULL);
-	expect_refused(&r, 2, "cannot sort by 'Nope'");
+	cli(b, &r, "query", "--threads", "--sort", "DRAM_Bound", NULL);
+	expect_refused(&r, 2, "cannot sort by 'DRAM_Bound'");
+	/* A name no model knows: exit 2 with a suggestion, never an empty answer. */
+	cli(b, &r, "query", "--threads", "--sort", "Retirng", NULL);
+	expect_refused(&r, 2, "unknown metric 'Retirng'; did you mean Retiring?");
+	cli(b, &r, "query", "--bottleneck", "Frontend_Bond", NULL);
+	expect_refused(&r, 2, "unknown metric 'Frontend_Bond'; did you mean Frontend_Bound?");
+	cli(b, &r, "query", "--bottleneck", "NoSuch", NULL);
+	expect_refused(&r, 2, "unknown metric 'NoSuch'");
+	cli(b, &r, "query", "--trend", "Frontend_Bond", NULL);
+	expect_refused(&r, 2, "did you mean Frontend_Bound?");
+	cli(b, &r, "report", "--trend", "Frontend_Bond", NULL);
+	expect_refused(&r, 2, "did you mean Frontend_Bound?");
 	/* Metacharacters are data: they match nothing, and break nothing. */
 	cli(b, &r, "query", "--label", "branch=main' OR '1'='1", NULL);
 	expect_refused(&r, 0, "no stored run matches"); /* an empty answer, not a failure */

@@ -921,6 +921,168 @@ static void test_unwritable_file(void **state)
 	assert_denied(f->path);
 }
 
+/* ---- a reader's store: read-only, never created ---- */
+
+static struct td_store *open_reader(const char *path, char *err)
+{
+	struct td_store_config cfg = { .path = path, .mode = TD_STORE_READ_ONLY };
+
+	err[0] = '\0';
+	return td_store_open(&cfg, err, ERRLEN);
+}
+
+static void test_reader_creates_nothing(void **state)
+{
+	struct fixture *f = *state;
+	char path[PATH_MAX + 16];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/typo.db", f->dir);
+	errno = 0;
+	assert_null(open_reader(path, f->err));
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(strstr(f->err, "no database at"));
+	assert_non_null(strstr(f->err, "topdown collect"));
+	assert_int_equal(stat(path, &st), -1);
+	assert_int_equal(errno, ENOENT);
+
+	/* A missing directory: no database either, and nothing made. */
+	snprintf(path, sizeof(path), "%s/nodir/data.db", f->dir);
+	assert_null(open_reader(path, f->err));
+	assert_non_null(strstr(f->err, "no database at"));
+	snprintf(path, sizeof(path), "%s/nodir", f->dir);
+	assert_int_equal(stat(path, &st), -1);
+
+	/* An empty file (touch, or an older topdown's reader) holds no store;
+	 * the reader leaves it empty. */
+	snprintf(path, sizeof(path), "%s/empty.db", f->dir);
+	close(open(path, O_CREAT | O_WRONLY, 0600));
+	errno = 0;
+	assert_null(open_reader(path, f->err));
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(strstr(f->err, "holds no topdown data"));
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 0);
+}
+
+static void test_reader_reads_and_refuses_writes(void **state)
+{
+	struct fixture *f = *state;
+	struct td_run *run = sample_run("app", 5), *back = NULL;
+	struct td_store *reader;
+	size_t deleted = 1;
+
+	assert_int_equal(td_store_write_run(f->store, run, f->err, ERRLEN), 0);
+	reader = open_reader(f->path, f->err);
+	assert_non_null(reader);
+	assert_int_equal(td_store_mode(reader), TD_STORE_READ_ONLY);
+	assert_int_equal(td_store_read_run(reader, run->id, &back, f->err, ERRLEN), 0);
+	assert_string_equal(back->process, "app");
+	td_run_free(back);
+
+	assert_int_equal(td_store_write_run(reader, run, f->err, ERRLEN), -EROFS);
+	assert_non_null(strstr(f->err, "read-only"));
+	assert_int_equal(td_store_delete_runs(reader, NULL, 0, &deleted, f->err, ERRLEN), -EROFS);
+	assert_int_equal(deleted, 0);
+	td_store_close(reader);
+	/* The run is still there for the writer. */
+	assert_int_equal(td_store_read_run(f->store, run->id, &back, f->err, ERRLEN), 0);
+	td_run_free(back);
+	td_run_free(run);
+}
+
+/* A reader cannot migrate: an older schema is named, and left as it was. */
+static void test_reader_refuses_older_schema(void **state)
+{
+	struct fixture *f = *state;
+	char path[PATH_MAX + 16];
+	sqlite3 *db;
+
+	snprintf(path, sizeof(path), "%s/old.db", f->dir);
+	db = raw_open(path);
+	raw_exec(db, "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY,"
+		     " applied_ns INTEGER NOT NULL); INSERT INTO schema_migrations VALUES (1, 0)");
+	sqlite3_close(db);
+	errno = 0;
+	assert_null(open_reader(path, f->err));
+	assert_int_equal(errno, EPROTO);
+	assert_non_null(strstr(f->err, "older than"));
+	/* Not migrated: the runs table of migration 1 was not made. */
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_table_column_metadata(db, "main", "runs", NULL, NULL, NULL, NULL,
+						       NULL, NULL), SQLITE_ERROR);
+	sqlite3_close(db);
+}
+
+/*
+ * The store of another user, readable but not writable (0644 file in a
+ * 0755 directory, owned by root): a reader reads it as nobody, in a
+ * child. Exit status: 0 when what it saw matches want_ok (and, on
+ * failure, the message holds want_text), 1 otherwise.
+ */
+static int read_as_nobody(const char *path, bool want_ok, const char *want_text)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char err[ERRLEN];
+		struct td_run_summary *runs = NULL;
+		size_t count = 0;
+		struct td_store *store;
+		int ret;
+
+		if (setresgid(NOBODY, NOBODY, NOBODY) != 0 || setresuid(NOBODY, NOBODY, NOBODY) != 0)
+			_exit(1);
+		store = open_reader(path, err);
+		ret = store ? td_store_list_runs(store, NULL, &runs, &count, err, ERRLEN) : -1;
+		td_run_summaries_free(runs, count);
+		td_store_close(store);
+		if (want_ok && (ret != 0 || count != 1)) {
+			fprintf(stderr, "reader failed: %s\n", err);
+			_exit(1);
+		}
+		if (!want_ok && (ret == 0 || !strstr(err, want_text))) {
+			fprintf(stderr, "unexpected: %d %s\n", ret, ret ? err : "(read)");
+			_exit(1);
+		}
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+static void test_reader_of_another_users_store(void **state)
+{
+	struct fixture *f = *state;
+	struct td_run *run = sample_run("app", 5);
+	char name[PATH_MAX + 16];
+
+	if (geteuid() != 0)
+		skip(); /* needs another user to read as */
+	assert_int_equal(td_store_write_run(f->store, run, f->err, ERRLEN), 0);
+	td_run_free(run);
+	close_store(f);
+	assert_int_equal(chmod(f->dir, 0755), 0);
+	assert_int_equal(chmod(f->path, 0644), 0);
+	/* The writer made its -wal and -shm 0600, as the file was; the
+	 * reader says which files it cannot read. */
+	assert_int_equal(read_as_nobody(f->path, false, "-shm"), 0);
+	/* The next writer gives them the file's permissions: readable. */
+	f->store = open_path(f->path, f->err);
+	assert_non_null(f->store);
+	close_store(f);
+	assert_int_equal(read_as_nobody(f->path, true, NULL), 0);
+	/* Without them, in a directory it cannot write: named, with the fix. */
+	snprintf(name, sizeof(name), "%s-wal", f->path);
+	assert_int_equal(unlink(name), 0);
+	snprintf(name, sizeof(name), "%s-shm", f->path);
+	assert_int_equal(unlink(name), 0);
+	assert_int_equal(read_as_nobody(f->path, false, "command that writes"), 0);
+	assert_int_equal(access(name, F_OK), -1);
+}
+
 /* Environment variables the default path reads, restored after each test. */
 struct saved_env {
 	char *home, *db_path;
@@ -951,40 +1113,48 @@ static void test_default_path_precedence(void **state)
 
 	setenv("HOME", f->dir, 1);
 	setenv("TOPDOWN_DB_PATH", "/env/data.db", 1);
-	assert_int_equal(td_store_default_path("/flag/data.db", buf, sizeof(buf), f->err, ERRLEN),
+	assert_int_equal(td_store_default_path("/flag/data.db", TD_STORE_READ_WRITE, buf, sizeof(buf), f->err, ERRLEN),
 			 0);
 	assert_string_equal(buf, "/flag/data.db");
-	assert_int_equal(td_store_default_path(NULL, buf, sizeof(buf), f->err, ERRLEN), 0);
+	assert_int_equal(td_store_default_path(NULL, TD_STORE_READ_WRITE, buf, sizeof(buf), f->err, ERRLEN), 0);
 	assert_string_equal(buf, "/env/data.db");
-	assert_int_equal(td_store_default_path("", buf, sizeof(buf), f->err, ERRLEN), 0);
-	assert_string_equal(buf, "/env/data.db");
+	/* --db "" names no file: refused, not read as "no --db". */
+	assert_int_equal(td_store_default_path("", TD_STORE_READ_WRITE, buf, sizeof(buf), f->err, ERRLEN),
+			 -EINVAL);
+	assert_non_null(strstr(f->err, "--db was given an empty path"));
 
 	unsetenv("TOPDOWN_DB_PATH");
 	snprintf(expected, sizeof(expected), "%s/.topdown/data.db", f->dir);
-	assert_int_equal(td_store_default_path(NULL, buf, sizeof(buf), f->err, ERRLEN), 0);
+	/* A reader makes no directory: it is told there is no database. */
+	assert_int_equal(td_store_default_path(NULL, TD_STORE_READ_ONLY, buf, sizeof(buf), f->err, ERRLEN), 0);
+	assert_string_equal(buf, expected);
+	snprintf(expected, sizeof(expected), "%s/.topdown", f->dir);
+	assert_int_equal(stat(expected, &st), -1);
+	snprintf(expected, sizeof(expected), "%s/.topdown/data.db", f->dir);
+	assert_int_equal(td_store_default_path(NULL, TD_STORE_READ_WRITE, buf, sizeof(buf), f->err, ERRLEN), 0);
 	assert_string_equal(buf, expected);
 	snprintf(expected, sizeof(expected), "%s/.topdown", f->dir);
 	assert_int_equal(stat(expected, &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
 	assert_int_equal(st.st_mode & 0777, 0700);
 	/* Again, with the directory already there. */
-	assert_int_equal(td_store_default_path(NULL, buf, sizeof(buf), f->err, ERRLEN), 0);
+	assert_int_equal(td_store_default_path(NULL, TD_STORE_READ_WRITE, buf, sizeof(buf), f->err, ERRLEN), 0);
 
 	/* The default path given by name (--db or TOPDOWN_DB_PATH) gets its directory too... */
 	assert_int_equal(rmdir(expected), 0);
 	snprintf(buf, sizeof(buf), "%s/.topdown/data.db", f->dir);
 	setenv("TOPDOWN_DB_PATH", buf, 1);
-	assert_int_equal(td_store_default_path(NULL, buf, sizeof(buf), f->err, ERRLEN), 0);
+	assert_int_equal(td_store_default_path(NULL, TD_STORE_READ_WRITE, buf, sizeof(buf), f->err, ERRLEN), 0);
 	assert_int_equal(stat(expected, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0700);
 	assert_int_equal(rmdir(expected), 0);
 	unsetenv("TOPDOWN_DB_PATH");
 	snprintf(buf, sizeof(buf), "%s/.topdown/data.db", f->dir);
-	assert_int_equal(td_store_default_path(strdupa(buf), buf, sizeof(buf), f->err, ERRLEN), 0);
+	assert_int_equal(td_store_default_path(strdupa(buf), TD_STORE_READ_WRITE, buf, sizeof(buf), f->err, ERRLEN), 0);
 	assert_int_equal(stat(expected, &st), 0);
 	/* ...and no other path does: a missing directory there is the user's to make. */
 	snprintf(buf, sizeof(buf), "%s/elsewhere/data.db", f->dir);
-	assert_int_equal(td_store_default_path(strdupa(buf), buf, sizeof(buf), f->err, ERRLEN), 0);
+	assert_int_equal(td_store_default_path(strdupa(buf), TD_STORE_READ_WRITE, buf, sizeof(buf), f->err, ERRLEN), 0);
 	snprintf(buf, sizeof(buf), "%s/elsewhere", f->dir);
 	assert_int_equal(stat(buf, &st), -1);
 
@@ -1000,19 +1170,19 @@ static void test_default_path_errors(void **state)
 
 	unsetenv("TOPDOWN_DB_PATH");
 	unsetenv("HOME");
-	assert_int_equal(td_store_default_path(NULL, buf, sizeof(buf), f->err, ERRLEN), -ENOENT);
+	assert_int_equal(td_store_default_path(NULL, TD_STORE_READ_WRITE, buf, sizeof(buf), f->err, ERRLEN), -ENOENT);
 	assert_non_null(strstr(f->err, "HOME"));
 	assert_non_null(strstr(f->err, "TOPDOWN_DB_PATH"));
 
 	/* HOME under a regular file: the directory cannot be made. */
 	setenv("HOME", f->path, 1);
-	assert_int_equal(td_store_default_path(NULL, buf, sizeof(buf), f->err, ERRLEN), -ENOTDIR);
+	assert_int_equal(td_store_default_path(NULL, TD_STORE_READ_WRITE, buf, sizeof(buf), f->err, ERRLEN), -ENOTDIR);
 	assert_non_null(strstr(f->err, "cannot create directory"));
 	assert_non_null(strstr(f->err, "pass --db"));
 
-	assert_int_equal(td_store_default_path(NULL, small, sizeof(small), f->err, ERRLEN),
+	assert_int_equal(td_store_default_path(NULL, TD_STORE_READ_WRITE, small, sizeof(small), f->err, ERRLEN),
 			 -ENAMETOOLONG);
-	assert_int_equal(td_store_default_path("/a/long/path.db", small, sizeof(small), f->err,
+	assert_int_equal(td_store_default_path("/a/long/path.db", TD_STORE_READ_WRITE, small, sizeof(small), f->err,
 					       ERRLEN), -ENAMETOOLONG);
 	assert_non_null(strstr(f->err, "--db"));
 
@@ -1253,6 +1423,10 @@ int main(void)
 		T(test_not_a_database),
 		T(test_unwritable_directory),
 		T(test_unwritable_file),
+		T(test_reader_creates_nothing),
+		T(test_reader_reads_and_refuses_writes),
+		T(test_reader_refuses_older_schema),
+		T(test_reader_of_another_users_store),
 		T(test_default_path_precedence),
 		T(test_default_path_errors),
 		T(test_open_uses_default_path),

@@ -16,6 +16,7 @@
 
 #include <sqlite3.h>
 
+#include "backend.h"
 #include "backends.h"
 #include "store_open.h"
 
@@ -979,6 +980,59 @@ static void test_pg_text_not_utf8(void **state)
 
 /* ---- opening from flags and the environment ---- */
 
+/*
+ * A reader opens what a writer made, reads it, and cannot write to it:
+ * the front refuses, and so does the connection itself (SQLite opened
+ * read-only, PostgreSQL's session read-only), whatever the user's rights.
+ */
+static void test_reader_mode(void **state)
+{
+	struct backend *b = backend_of(state);
+	struct td_store_config cfg = b->cfg;
+	struct td_run *run = full_run("app", 7);
+	struct td_store *reader;
+	char id[TD_RUN_ID_LEN], dsn[1100], path[PATH_MAX + 16];
+	struct td_run_summary *listed = NULL;
+	size_t deleted = 1, count = 0;
+
+	store_run(b, full_run("app", 1), id);
+	cfg.mode = TD_STORE_READ_ONLY;
+	reader = td_store_open(&cfg, b->err, ERRLEN);
+	if (!reader)
+		fail_msg("reader open failed: %s", b->err);
+	assert_int_equal(td_store_list_runs(reader, NULL, &listed, &count, b->err, ERRLEN), 0);
+	assert_int_equal(count, 1);
+	assert_string_equal(listed[0].id, id);
+	td_run_summaries_free(listed, count);
+	assert_int_equal(td_store_write_run(reader, run, b->err, ERRLEN), -EROFS);
+	assert_int_equal(td_store_delete_runs(reader, NULL, 0, &deleted, b->err, ERRLEN), -EROFS);
+	assert_int_equal(deleted, 0);
+	/* Past the front: the connection refuses too, and nothing is written. */
+	assert_true(reader->ops->write_run(reader, run, b->err, ERRLEN) < 0);
+	assert_non_null(strstr(b->err, is_postgres(b) ? "read-only" : "readonly"));
+	td_store_close(reader);
+	assert_int_equal(count_runs(b, NULL), 1);
+	td_run_free(run);
+
+	/* A place no writer used: no store, and none made. */
+	if (is_postgres(b)) {
+		assert_true(pg_new_database(dsn, sizeof(dsn), b->err, ERRLEN));
+		cfg.dsn = dsn;
+	} else {
+		snprintf(path, sizeof(path), "%s/typo.db", b->dir);
+		cfg.path = path;
+	}
+	errno = 0;
+	assert_null(td_store_open(&cfg, b->err, ERRLEN));
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(strstr(b->err, is_postgres(b) ? "no topdown tables" : "no database at"));
+	if (is_postgres(b))
+		assert_int_equal(pg_int(dsn, "SELECT count(*) FROM information_schema.tables"
+					" WHERE table_schema = current_schema()"), 0);
+	else
+		assert_int_equal(access(path, F_OK), -1);
+}
+
 static void test_open_flags(void **state)
 {
 	struct backend *b = backend_of(state);
@@ -989,7 +1043,7 @@ static void test_open_flags(void **state)
 	unsetenv("TOPDOWN_BACKEND");
 	unsetenv("TOPDOWN_DSN");
 	snprintf(path, sizeof(path), "%s/flag.db", b->dir);
-	store = td_store_open_flags(&flags, path, where, sizeof(where), b->err, ERRLEN);
+	store = td_store_open_flags(&flags, path, TD_STORE_READ_WRITE, where, sizeof(where), b->err, ERRLEN);
 	assert_non_null(store);
 	assert_string_equal(where, path);
 	td_store_close(store);
@@ -997,44 +1051,72 @@ static void test_open_flags(void **state)
 	/* Each flag with the other backend's flag. */
 	flags = (struct td_store_flags){ .backend = "sqlite", .dsn = "host=x" };
 	errno = 0;
-	assert_null(td_store_open_flags(&flags, NULL, NULL, 0, b->err, ERRLEN));
+	assert_null(td_store_open_flags(&flags, NULL, TD_STORE_READ_WRITE, NULL, 0, b->err, ERRLEN));
 	assert_int_equal(errno, EINVAL);
 	assert_non_null(strstr(b->err, "--dsn names a PostgreSQL server"));
 	flags = (struct td_store_flags){ .backend = "postgresql" };
 	errno = 0;
-	assert_null(td_store_open_flags(&flags, path, NULL, 0, b->err, ERRLEN));
+	assert_null(td_store_open_flags(&flags, path, TD_STORE_READ_WRITE, NULL, 0, b->err, ERRLEN));
 	assert_int_equal(errno, EINVAL);
 	assert_non_null(strstr(b->err, "--db names a SQLite file"));
 	/* PostgreSQL from the environment, without a connection string. */
 	flags = (struct td_store_flags){ 0 };
 	setenv("TOPDOWN_BACKEND", "postgresql", 1);
-	assert_null(td_store_open_flags(&flags, NULL, NULL, 0, b->err, ERRLEN));
+	assert_null(td_store_open_flags(&flags, NULL, TD_STORE_READ_WRITE, NULL, 0, b->err, ERRLEN));
 	assert_non_null(strstr(b->err, "TOPDOWN_DSN"));
 	setenv("TOPDOWN_BACKEND", "mongo", 1);
 	errno = 0;
-	assert_null(td_store_open_flags(&flags, NULL, NULL, 0, b->err, ERRLEN));
+	assert_null(td_store_open_flags(&flags, NULL, TD_STORE_READ_WRITE, NULL, 0, b->err, ERRLEN));
 	assert_int_equal(errno, EINVAL);
 	assert_non_null(strstr(b->err, "'mongo'"));
 	assert_non_null(strstr(b->err, "postgresql"));
 	/* The flag beats the environment. */
 	flags.backend = "sqlite";
-	store = td_store_open_flags(&flags, path, NULL, 0, b->err, ERRLEN);
+	store = td_store_open_flags(&flags, path, TD_STORE_READ_WRITE, NULL, 0, b->err, ERRLEN);
 	assert_non_null(store);
 	td_store_close(store);
 	unsetenv("TOPDOWN_BACKEND");
+	/* --db "" names no file: refused, not taken for the default. */
+	flags = (struct td_store_flags){ 0 };
+	errno = 0;
+	assert_null(td_store_open_flags(&flags, "", TD_STORE_READ_ONLY, NULL, 0, b->err, ERRLEN));
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(b->err, "--db was given an empty path"));
+	/* Both stores in the environment and nothing to choose: refused. */
+	setenv("TOPDOWN_DSN", "host=/nonexistent", 1);
+	setenv("TOPDOWN_DB_PATH", path, 1);
+	errno = 0;
+	assert_null(td_store_open_flags(&flags, NULL, TD_STORE_READ_ONLY, NULL, 0, b->err, ERRLEN));
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(b->err, "TOPDOWN_DSN and TOPDOWN_DB_PATH are both set"));
+	/* --db chooses SQLite over TOPDOWN_DSN. */
+	store = td_store_open_flags(&flags, path, TD_STORE_READ_ONLY, where, sizeof(where), b->err,
+				    ERRLEN);
+	if (!store)
+		fail_msg("open failed: %s", b->err);
+	assert_string_equal(where, path);
+	td_store_close(store);
+	unsetenv("TOPDOWN_DB_PATH");
+	unsetenv("TOPDOWN_DSN");
 	if (!pg_server.ready)
 		return;
-	/* --dsn alone means PostgreSQL; TOPDOWN_DSN needs TOPDOWN_BACKEND. */
+	/* --dsn alone means PostgreSQL, and so does TOPDOWN_DSN alone. */
 	flags = (struct td_store_flags){ .dsn = pg_server.dsn };
-	store = td_store_open_flags(&flags, NULL, where, sizeof(where), b->err, ERRLEN);
+	store = td_store_open_flags(&flags, NULL, TD_STORE_READ_WRITE, where, sizeof(where), b->err, ERRLEN);
 	if (!store)
 		fail_msg("open failed: %s", b->err);
 	assert_non_null(strstr(where, "postgresql://"));
 	td_store_close(store);
 	flags = (struct td_store_flags){ 0 };
-	setenv("TOPDOWN_BACKEND", "postgresql", 1);
 	setenv("TOPDOWN_DSN", pg_server.dsn, 1);
-	store = td_store_open_flags(&flags, NULL, NULL, 0, b->err, ERRLEN);
+	store = td_store_open_flags(&flags, NULL, TD_STORE_READ_WRITE, where, sizeof(where), b->err,
+				    ERRLEN);
+	if (!store)
+		fail_msg("open with TOPDOWN_DSN alone failed: %s", b->err);
+	assert_non_null(strstr(where, "postgresql://"));
+	td_store_close(store);
+	setenv("TOPDOWN_BACKEND", "postgresql", 1);
+	store = td_store_open_flags(&flags, NULL, TD_STORE_READ_WRITE, NULL, 0, b->err, ERRLEN);
 	assert_non_null(store);
 	td_store_close(store);
 	unsetenv("TOPDOWN_BACKEND");
@@ -1056,6 +1138,7 @@ int main(int argc, char **argv)
 		ON_BOTH(test_concurrent_writers),
 		ON_BOTH(test_reader_while_writing),
 		ON_BOTH(test_deadline),
+		ON_BOTH(test_reader_mode),
 		BACKEND_TEST(test_pg_deadline_cancels_a_wait, "postgresql"),
 		BACKEND_TEST(test_pg_unreachable, "postgresql"),
 		BACKEND_TEST(test_pg_location_hides_password, "postgresql"),

@@ -119,7 +119,7 @@ static int open_store(struct td_sink *sink, bool force, char *err, size_t errlen
 		return 0;
 	if (!force && monotonic_ns() < sink->retry_at_ns)
 		return -EAGAIN;
-	sink->store = td_store_open_flags(&sink->flags, sink->db, NULL, 0, err, errlen);
+	sink->store = td_store_open_flags(&sink->flags, sink->db, TD_STORE_READ_WRITE, NULL, 0, err, errlen);
 	ret = sink->store ? 0 : -errno;
 	/* A SQLite store's location is its file; a PostgreSQL one is no path. */
 	if (ret == 0 && same_file(td_store_location(sink->store), sink->spool_path)) {

@@ -622,7 +622,8 @@ int td_cmd_collect(int argc, char **argv)
 	if (!ret)
 		ret = td_collect_choose_events(a.cpu_model, a.level, a.events_given, a.events, &a.nr_events, &tma,
 					       err, sizeof(err));
-	if (!ret && !(store = td_store_open_flags(&a.store_flags, a.db, db_path, sizeof(db_path), err, sizeof(err))))
+	if (!ret && !(store = td_store_open_flags(&a.store_flags, a.db, TD_STORE_READ_WRITE, db_path, sizeof(db_path), err,
+						  sizeof(err))))
 		ret = -1;
 	if (!ret)
 		ret = collect_and_store(&a, &tma, store, db_path, err, sizeof(err));

@@ -162,7 +162,7 @@ int td_cmd_compare(int argc, char **argv)
 	td_labels_init(&a.labels_b);
 	ret = parse_args(argc, argv, &a);
 	if (ret == 0)
-		ret = td_query_cli_run(&a.cli, "compare", compare, &a);
+		ret = td_query_cli_run(&a.cli, "compare", TD_STORE_READ_ONLY, compare, &a);
 	td_labels_free(&a.labels_a);
 	td_labels_free(&a.labels_b);
 	td_query_cli_release(&a.cli);

@@ -229,7 +229,7 @@ int td_cmd_export(int argc, char **argv)
 	td_query_cli_init(&a.cli);
 	ret = parse_args(argc, argv, &a);
 	if (ret == 0)
-		ret = td_query_cli_run(&a.cli, "export", export_runs, &a);
+		ret = td_query_cli_run(&a.cli, "export", TD_STORE_READ_ONLY, export_runs, &a);
 	td_query_cli_release(&a.cli);
 	return ret < 0 ? 0 : ret;
 }

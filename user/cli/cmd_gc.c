@@ -101,7 +101,7 @@ int td_cmd_gc(int argc, char **argv)
 	td_query_cli_init(&a.cli);
 	ret = parse_args(argc, argv, &a);
 	if (ret == 0)
-		ret = td_query_cli_run(&a.cli, "gc", collect_garbage, &a);
+		ret = td_query_cli_run(&a.cli, "gc", TD_STORE_READ_WRITE, collect_garbage, &a);
 	td_query_cli_release(&a.cli);
 	return ret < 0 ? 0 : ret;
 }

@@ -157,7 +157,7 @@ static int read_file(const char *path, char **text, size_t *len, int64_t *mtime_
 static int store_run(const struct import_args *a, const struct td_run *run, char *where,
 		     size_t wherelen, char *err, size_t errlen)
 {
-	struct td_store *store = td_store_open_flags(&a->store_flags, a->db, where, wherelen, err,
+	struct td_store *store = td_store_open_flags(&a->store_flags, a->db, TD_STORE_READ_WRITE, where, wherelen, err,
 						     errlen);
 	int rc = store ? td_store_write_run(store, run, err, errlen) : -EIO;
 

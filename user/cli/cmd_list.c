@@ -193,8 +193,8 @@ int td_cmd_list(int argc, char **argv)
 		td_labels_free(&a.labels);
 		return ret < 0 ? 0 : ret;
 	}
-	if (!(store = td_store_open_flags(&a.store_flags, a.db, NULL, 0, err, sizeof(err))))
-		ret = -EIO;
+	if (!(store = td_store_open_flags(&a.store_flags, a.db, TD_STORE_READ_ONLY, NULL, 0, err, sizeof(err))))
+		ret = errno ? -errno : -EIO; /* EINVAL: a usage error (exit 2) */
 	if (!ret) {
 		struct td_run_filter filter = { .labels = &a.labels, .process = a.process };
 

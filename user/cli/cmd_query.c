@@ -213,7 +213,7 @@ int td_cmd_query(int argc, char **argv)
 	td_query_cli_init(&a.cli);
 	ret = parse_args(argc, argv, &a);
 	if (ret == 0)
-		ret = td_query_cli_run(&a.cli, "query", query, &a);
+		ret = td_query_cli_run(&a.cli, "query", TD_STORE_READ_ONLY, query, &a);
 	td_query_cli_release(&a.cli);
 	return ret < 0 ? 0 : ret;
 }

@@ -277,7 +277,7 @@ int td_cmd_report(int argc, char **argv)
 	td_labels_init(&a.labels_b);
 	ret = parse_args(argc, argv, &a);
 	if (ret == 0)
-		ret = td_query_cli_run(&a.cli, "report", report, &a);
+		ret = td_query_cli_run(&a.cli, "report", TD_STORE_READ_ONLY, report, &a);
 	td_labels_free(&a.labels_a);
 	td_labels_free(&a.labels_b);
 	td_query_cli_release(&a.cli);

@@ -21,9 +21,10 @@ void td_query_cli_release(struct td_query_cli *c)
 	td_run_selection_release(&c->sel);
 }
 
-struct td_store *td_query_cli_open(struct td_query_cli *c, char *err, size_t errlen)
+struct td_store *td_query_cli_open(struct td_query_cli *c, enum td_store_mode mode, char *err,
+				   size_t errlen)
 {
-	return td_store_open_flags(&c->store_flags, c->db, NULL, 0, err, errlen);
+	return td_store_open_flags(&c->store_flags, c->db, mode, NULL, 0, err, errlen);
 }
 
 int td_query_cli_fail(const char *command, int ret, const char *err)
@@ -36,12 +37,12 @@ int td_query_cli_fail(const char *command, int ret, const char *err)
 	return ret == -EINVAL ? TD_EXIT_USAGE : TD_EXIT_FAILURE;
 }
 
-int td_query_cli_run(struct td_query_cli *c, const char *command,
+int td_query_cli_run(struct td_query_cli *c, const char *command, enum td_store_mode mode,
 		     int (*work)(struct td_store *store, void *args, char *err, size_t errlen), void *args)
 {
 	char err[1024] = "";
-	struct td_store *store = td_query_cli_open(c, err, sizeof(err));
-	int ret = store ? work(store, args, err, sizeof(err)) : -EIO;
+	struct td_store *store = td_query_cli_open(c, mode, err, sizeof(err));
+	int ret = store ? work(store, args, err, sizeof(err)) : errno ? -errno : -EIO;
 
 	td_store_close(store);
 	return ret < 0 ? td_query_cli_fail(command, ret, err) : ret;

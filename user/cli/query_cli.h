@@ -47,18 +47,20 @@ struct td_query_cli {
 void td_query_cli_init(struct td_query_cli *c);
 void td_query_cli_release(struct td_query_cli *c);
 
-struct td_store *td_query_cli_open(struct td_query_cli *c, char *err, size_t errlen);
+struct td_store *td_query_cli_open(struct td_query_cli *c, enum td_store_mode mode, char *err,
+				   size_t errlen);
 
 /* The exit code of a failure: usage (2) for bad input, else 1; an empty
  * answer (TD_QUERY_NOTHING) is no failure: its hint on stderr, exit 0. */
 int td_query_cli_fail(const char *command, int ret, const char *err);
 
 /*
- * Opens the store, runs work(store, args) on it and closes it; the exit
+ * Opens the store in mode (gc writes, the other commands only read), runs
+ * work(store, args) on it and closes it; the exit
  * code: 0, what work returned when positive (an exit code of its own), or
  * td_query_cli_fail's for a failure.
  */
-int td_query_cli_run(struct td_query_cli *c, const char *command,
+int td_query_cli_run(struct td_query_cli *c, const char *command, enum td_store_mode mode,
 		     int (*work)(struct td_store *store, void *args, char *err, size_t errlen), void *args);
 
 /*

@@ -317,7 +317,7 @@ static void check_store(struct td_doctor_report *r, const struct td_doctor_opts 
 		return;
 	}
 	if (!strcmp(backend, "sqlite")) {
-		if (td_store_default_path(opts->db, path, sizeof(path), err, sizeof(err))) {
+		if (td_store_default_path(opts->db, TD_STORE_READ_WRITE, path, sizeof(path), err, sizeof(err))) {
 			add(r, "store", TD_CHECK_FAIL, NULL, "%s", err);
 			return;
 		}
@@ -334,7 +334,7 @@ static void check_store(struct td_doctor_report *r, const struct td_doctor_opts 
 			return;
 		}
 	}
-	store = td_store_open_flags(opts->store, opts->db, where, sizeof(where), err, sizeof(err));
+	store = td_store_open_flags(opts->store, opts->db, TD_STORE_READ_WRITE, where, sizeof(where), err, sizeof(err));
 	if (!store) {
 		add(r, "store", TD_CHECK_FAIL, NULL, "%s", err);
 		return;

@@ -762,6 +762,10 @@ int td_query_runs_above(struct td_store *store, const struct td_query *q, const 
 	*out = NULL;
 	if (!m)
 		return no_memory(err, errlen);
+	if ((ret = td_query_check_node(node, err, errlen))) {
+		td_run_matches_free(m);
+		return ret;
+	}
 	choose_scope(q, &scope);
 	scope.filter.node = node;
 	scope.filter.min_value = min_value;
@@ -1020,7 +1024,9 @@ int td_query_threads(struct td_store *store, const struct td_query *q, const cha
 	if (!t)
 		return no_memory(err, errlen);
 	choose_scope(q, &scope);
-	ret = breakdown_run(store, q, &scope, &run, err, errlen);
+	ret = sort_node ? td_query_check_node(sort_node, err, errlen) : 0;
+	if (ret == 0)
+		ret = breakdown_run(store, q, &scope, &run, err, errlen);
 	if (ret == 0) {
 		struct td_run_summary sum = {
 			.started_ns = run->started_ns, .ended_ns = run->ended_ns,
@@ -1153,21 +1159,30 @@ static void keep_newest(struct td_trend *t, size_t top_n)
 }
 
 /*
- * A node no model knows is the user's mistake (-ENOENT, with the
- * explanation's suggestions); a known one without stored rows is an
- * empty answer.
+ * A node no model knows is the user's mistake (with the explanation's
+ * suggestions); a known one without stored rows is an empty answer.
  */
-static int check_node(const char *node, char *err, size_t errlen)
+int td_query_check_node(const char *node, char *err, size_t errlen)
 {
 	const struct td_kb *kb = td_kb_load(err, errlen);
-	struct td_explanation *x = NULL;
-	int ret;
+	const char *part = node;
+	int ret = 0;
 
 	if (!kb)
 		return -EINVAL;
-	ret = td_explain_lookup(kb, node, NULL, &x, err, errlen);
-	td_explanation_free(x);
-	return ret;
+	do { /* each part of a dotted path is a node of its own */
+		size_t len = strcspn(part, ".");
+		char *name = strndup(part, len);
+		struct td_explanation *x = NULL;
+
+		if (!name)
+			return no_memory(err, errlen);
+		ret = td_explain_lookup(kb, name, NULL, &x, err, errlen);
+		td_explanation_free(x);
+		free(name);
+		part += len;
+	} while (ret == 0 && *part++ == '.');
+	return ret == -ENOENT ? -EINVAL : ret; /* a usage error, not a missing thing */
 }
 
 int td_query_trend(struct td_store *store, const struct td_query *q, const char *node,
@@ -1184,7 +1199,7 @@ int td_query_trend(struct td_store *store, const struct td_query *q, const char 
 		return no_memory(err, errlen);
 	t->window = window ? window : 1;
 	t->sigma = sigma;
-	if ((ret = check_node(node, err, errlen))) {
+	if ((ret = td_query_check_node(node, err, errlen))) {
 		td_trend_free(t);
 		return ret;
 	}

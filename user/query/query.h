@@ -146,7 +146,8 @@ struct td_run_matches {
 	struct td_run_match *items; /* largest value first */
 };
 
-/* node: a dotted path or its end ("DRAM_Bound"); min_value a fraction. */
+/* node: a dotted path or its end ("DRAM_Bound"), td_query_check_node()'d;
+ * min_value a fraction. */
 int td_query_runs_above(struct td_store *store, const struct td_query *q, const char *node,
 			double min_value, struct td_run_matches **out, char *err, size_t errlen);
 void td_run_matches_free(struct td_run_matches *m);
@@ -301,6 +302,16 @@ void td_label_set_free(struct td_label_set *set);
 
 /* The last part of a dotted path: "DRAM_Bound". */
 const char *td_node_name(const char *path);
+
+/*
+ * Whether node names Top-Down nodes some model knows: a node
+ * ("DRAM_Bound"), a metric name, or a dotted path or its end
+ * ("Memory_Bound.DRAM_Bound"), each part checked; any case. Every query
+ * taking a node calls it first, so a typo is an error everywhere rather
+ * than an empty answer: -EINVAL with "unknown metric 'Frontend_Bond'; did
+ * you mean Frontend_Bound? ..." in err (td_explain_lookup's suggestions).
+ */
+int td_query_check_node(const char *node, char *err, size_t errlen);
 
 /* Retiring and everything under it is better when higher. */
 bool td_metric_higher_is_better(const char *path);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "fileio.h"
 #include "flamegraph.h"
 #include "hot.h"
 #include "parse.h"
@@ -156,7 +157,7 @@ static int flamegraph(struct td_store *store, void *args, char *err, size_t errl
 			default_title(a, set, title, sizeof(title));
 			opts.title = title;
 		}
-		ret = td_query_cli_write_output(a->output, write_svg, &(struct svg_job){ set, &opts }, err, errlen);
+		ret = td_write_output(a->output, write_svg, &(struct svg_job){ set, &opts }, err, errlen);
 	}
 	if (!ret && a->output && strcmp(a->output, "-") != 0)
 		fprintf(stderr, "topdown flamegraph: %s: %zu stacks, %llu %s over %zu run%s\n", a->output, set->nr_stacks,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "fileio.h"
 #include "hot.h"
 #include "query.h"
 #include "query_cli.h"
@@ -258,7 +259,7 @@ static int report(struct td_store *store, void *args, char *err, size_t errlen)
 		r.side_b = describe_side(a->run_b, &a->labels_b, side_b, sizeof(side_b));
 	}
 	if (!ret)
-		ret = td_query_cli_write_output(a->output, write_page, &r, err, errlen);
+		ret = td_write_output(a->output, write_page, &r, err, errlen);
 	if (ret == TD_QUERY_NOTHING && p.hint[0]) /* every part was empty: say why the first one was */
 		snprintf(err, errlen, "%s", p.hint);
 	if (!ret && a->output && strcmp(a->output, "-") != 0)

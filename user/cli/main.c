@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "format.h"
 #include "fileio.h"
 
 #include "version.h"
@@ -84,7 +85,10 @@ static int finish(const char *command, int code)
 
 	if (td_stdout_check(true, err, sizeof(err)) == 0)
 		return code;
-	fprintf(stderr, "topdown%s%s: %s\n", *command ? " " : "", command, err);
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "topdown%s%s", *command ? " " : "", command);
+	td_print_error(prefix, err);
 	return code ? code : TD_EXIT_FAILURE;
 }
 
@@ -110,5 +114,6 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	td_stdout_track();
 	return finish(argc > 1 && find_command(argv[1]) ? argv[1] : "", dispatch(argc, argv));
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "format.h"
 #include "parse.h"
 #include "query_cli.h"
 
@@ -82,11 +83,14 @@ int td_query_cli_parse(struct td_query_cli *c, int argc, char **argv, const stru
 
 int td_query_cli_fail(const char *command, int ret, const char *err)
 {
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "topdown %s", command);
 	if (ret == TD_QUERY_NOTHING) { /* an empty answer: said, nothing printed, no failure */
-		fprintf(stderr, "topdown %s: %s\n", command, err);
+		td_print_error(prefix, err);
 		return 0;
 	}
-	fprintf(stderr, "topdown %s: %s\n", command, err[0] ? err : strerror(-ret));
+	td_print_error(prefix, err[0] ? err : strerror(-ret));
 	return ret == -EINVAL ? TD_EXIT_USAGE : TD_EXIT_FAILURE;
 }
 

@@ -99,11 +99,35 @@ static int check_stream(FILE *out, const struct sink *sink, const char *path, in
 	return -e;
 }
 
+/*
+ * Standard output's own sink, once td_stdout_track put one behind it: the
+ * one piece of state here, as global as stdout itself.
+ */
+static struct sink stdout_sink = { .fd = STDOUT_FILENO };
+static bool stdout_tracked;
+
+void td_stdout_track(void)
+{
+	FILE *f;
+
+	/* A terminal keeps the real stream: curses and isatty(fileno(stdout))
+	 * need its descriptor, and a terminal seldom fills up. */
+	if (stdout_tracked || isatty(STDOUT_FILENO))
+		return;
+	f = fopencookie(&stdout_sink, "w", (cookie_io_functions_t){ .write = sink_write });
+	if (!f)
+		return; /* the plain stream then, its errors reported as EIO */
+	fflush(stdout);
+	stdout = f;
+	stdout_tracked = true;
+}
+
 int td_stdout_check(bool close, char *err, size_t errlen)
 {
-	int ret = check_stream(stdout, NULL, NULL, 0, err, errlen);
+	int ret = check_stream(stdout, stdout_tracked ? &stdout_sink : NULL, NULL, 0, err, errlen);
 
 	clearerr(stdout);
+	stdout_sink.error = 0;
 	/* Nothing is pending after the flush: only a failing close of the
 	 * descriptor is left, and EBADF means there was none to begin with. */
 	if (ret == 0 && close && fclose(stdout) != 0 && errno != EBADF) {

@@ -37,6 +37,14 @@ typedef int (*td_write_fn)(FILE *out, void *ctx, char *err, size_t errlen);
 int td_write_output(const char *path, td_write_fn write, void *ctx, char *err, size_t errlen);
 
 /*
+ * Puts a stream that remembers why a write failed behind stdout, when it is
+ * not a terminal: stdio keeps only an error flag, and td_stdout_check could
+ * otherwise say no more than EIO about a write that failed before its
+ * flush. main calls it first; stdout stays a FILE * like any other.
+ */
+void td_stdout_track(void);
+
+/*
  * Flushes standard output and reports whether everything written to it
  * reached its destination, as gnulib's close_stdout does: 0, or a negative
  * errno with err saying "cannot write to standard output: REASON". The

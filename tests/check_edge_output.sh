@@ -233,6 +233,19 @@ if [ -n "$can_collect" ]; then
 	no_raw_controls '\x1b]0;pwn\x07' "$topdown" query --hot --csv --db "$sampled"
 	no_raw_controls '\x1b]0:pwn\x07' "$topdown" query --folded --db "$sampled"
 	no_raw_controls '\x1b]0:pwn\x07' "$topdown" export --format folded --db "$sampled"
+	# A symbol that is not UTF-8: escaped bytewise in text, kept (made valid) in JSON.
+	objcopy --redefine-sym $'\e]0;pwn\a'=$'bad\xff\xfename' "$work/spin.o" "$work/bad.o" &&
+		cc "$work/bad.o" -o "$work/bad" || fail "cannot build the workload with a symbol that is not UTF-8"
+	"$work/bad" 3 &
+	spinner=$!
+	sleep 0.3
+	"$topdown" collect --pid "$spinner" --duration 1s --sample --db "$work/bad.db" >/dev/null 2>&1 ||
+		fail "cannot collect the workload with a symbol that is not UTF-8"
+	wait "$spinner"
+	spinner=
+	no_raw_controls 'bad\xff\xfename' "$topdown" query --hot --db "$work/bad.db"
+	"$topdown" query --hot --json --db "$work/bad.db" | grep -qF '"function": "bad??name"' ||
+		fail "query --hot --json lost a function whose name is not UTF-8"
 	# The process named by its thread: collect --process, then list's PROCESS.
 	"$work/spin" 3 &
 	spinner=$!

@@ -474,7 +474,7 @@ static json_t *thread_line_json(const struct td_thread_breakdown *t,
 			json_array_append_new(low, json_string(t->columns[c]));
 	}
 	if (group)
-		item = json_pack("{s:s, s:I}", "name", line->key, "threads",
+		item = json_pack("{s:o, s:I}", "name", json_text(line->key), "threads",
 				 (json_int_t)line->nr_threads);
 	else
 		item = json_pack("{s:s, s:o}", "tid", line->key, "comm", json_text(line->comm));
@@ -929,13 +929,14 @@ json_t *td_hot_json(const struct td_hot *h)
 
 	for (size_t i = 0; i < h->nr_functions; i++) {
 		const struct td_hot_function *f = &h->functions[i];
-		json_t *item = json_pack("{s:I, s:s, s:o, s:I, s:I, s:o, s:o}", "rank", (json_int_t)i + 1,
-					 "function", f->name, "module", f->module ? json_string(f->module) : json_null(),
+		/* symbols and paths are the program's bytes: json_text keeps the item when they are not UTF-8 */
+		json_t *item = json_pack("{s:I, s:o, s:o, s:I, s:I, s:o, s:o}", "rank", (json_int_t)i + 1,
+					 "function", json_text(f->name), "module", json_text(f->module),
 					 "self_samples", (json_int_t)f->self_count, "total_samples",
 					 (json_int_t)f->total_count, "self", json_number(f->self_share), "total",
 					 json_number(f->total_share));
 
-		json_object_set_new(item, "file", f->file ? json_string(f->file) : json_null());
+		json_object_set_new(item, "file", json_text(f->file));
 		json_object_set_new(item, "line", f->line ? json_integer(f->line) : json_null());
 		json_array_append_new(items, item);
 	}
@@ -1002,8 +1003,8 @@ json_t *td_hot_comparison_json(const struct td_hot_comparison *c)
 	for (size_t i = 0; i < c->nr_changes; i++) {
 		const struct td_hot_change *x = &c->changes[i];
 
-		json_array_append_new(items, json_pack("{s:s, s:o, s:o, s:o, s:o}", "function", x->name, "module",
-						       x->module ? json_string(x->module) : json_null(), "base_self",
+		json_array_append_new(items, json_pack("{s:o, s:o, s:o, s:o, s:o}", "function", json_text(x->name),
+						       "module", json_text(x->module), "base_self",
 						       json_number(x->base_self_share), "self", json_number(x->self_share),
 						       "delta", json_number(x->delta)));
 	}

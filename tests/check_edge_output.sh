@@ -247,11 +247,15 @@ if [ -n "$can_collect" ]; then
 	"$topdown" query --hot --json --db "$work/bad.db" | grep -qF '"function": "bad??name"' ||
 		fail "query --hot --json lost a function whose name is not UTF-8"
 	# The process named by its thread: collect --process, then list's PROCESS.
-	"$work/spin" 3 &
+	"$work/spin" 6 &
 	spinner=$!
 	sleep 0.3
 	no_raw_controls '\x1b[31m\x07' "$topdown" collect --process $'\e[31m\a' --duration 1s --db "$sampled"
 	no_raw_controls '\x1b[31m\x07' "$topdown" list --db "$sampled"
+	# the agent's log names the processes it follows
+	timeout 30 "$topdown" agent --process $'\e[31m\a' --every 1s --windows 1 --log "$work/agent.log" \
+		--spool "$work/spool.db" --db "$work/agent.db" 2>"$work/err" || fail "agent: $(cat "$work/err")"
+	no_raw_controls '\x1b[31m\x07' cat "$work/agent.log"
 	wait "$spinner"
 	spinner=
 	# collect on a full standard output: stored, and the failed write said

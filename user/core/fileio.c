@@ -68,6 +68,12 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t len)
 	return (ssize_t)done;
 }
 
+/* Standard output's sink closes its descriptor at the end, as fclose would. */
+static int sink_close(void *cookie)
+{
+	return close(((struct sink *)cookie)->fd);
+}
+
 /* "'PATH'" or "standard output", for the messages below. */
 static void name_output(const char *path, char *buf, size_t len)
 {
@@ -114,7 +120,7 @@ void td_stdout_track(void)
 	 * need its descriptor, and a terminal seldom fills up. */
 	if (stdout_tracked || isatty(STDOUT_FILENO))
 		return;
-	f = fopencookie(&stdout_sink, "w", (cookie_io_functions_t){ .write = sink_write });
+	f = fopencookie(&stdout_sink, "w", (cookie_io_functions_t){ .write = sink_write, .close = sink_close });
 	if (!f)
 		return; /* the plain stream then, its errors reported as EIO */
 	fflush(stdout);

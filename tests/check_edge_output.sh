@@ -50,7 +50,7 @@ full_stdout "$topdown" query --tree --db "$db"
 full_stdout "$topdown" explain Frontend_Bound
 full_stdout "$topdown" explain --list --json
 full_stdout "$topdown" compare "${runs[0]}" "${runs[1]}" --db "$db"
-full_stdout "$topdown" export --csv --db "$db"
+full_stdout "$topdown" export --format csv --db "$db"
 full_stdout "$topdown" export --db "$db"
 full_stdout "$topdown" doctor
 full_stdout "$topdown" doctor --json

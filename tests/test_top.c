@@ -207,6 +207,33 @@ static void test_batch_frame(void **state)
 	td_top_view_release(&v);
 }
 
+/* A thread that named itself with terminal controls: escaped in its cell and the frame. */
+static void test_names_are_escaped(void **state)
+{
+	struct td_thread_row *rows = malloc(2 * sizeof(*rows));
+	struct td_top_view v;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	(void)state;
+	assert_non_null(rows);
+	assert_non_null(out);
+	rows[0] = thread("\x1b[31m\x07", 300, 500, false, 5e8);
+	rows[1] = thread("\x1b]0;pwn\x07", 301, 100, false, 1e8);
+	assert_int_equal(td_top_view_init(&v, task_clock, 1, NULL), 0);
+	td_top_view_set_interval(&v, rows, 2, 1000 * MS);
+	assert_int_equal(td_top_view_layout(&v), 0);
+	assert_string_equal(cell(&v, 0, TD_TOP_COL_NAME), "\\x1b[31m\\x07");
+	assert_string_equal(cell(&v, 1, TD_TOP_COL_NAME), "\\x1b]0;pwn\\x07");
+	td_top_print_frame(out, &v, 0);
+	fclose(out);
+	assert_null(strpbrk(text, "\x1b\x07"));
+	assert_non_null(strstr(text, "\\x1b[31m\\x07"));
+	free(text);
+	td_top_view_release(&v);
+}
+
 /* ---- Top-Down columns: Zen 4 level 1 ---------------------------------------- */
 
 static const char *const zen4_events[] = {
@@ -281,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_batch_frame),
+		cmocka_unit_test(test_names_are_escaped),
 		cmocka_unit_test(test_topdown_columns),
 	};
 

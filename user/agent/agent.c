@@ -89,16 +89,18 @@ struct td_agent {
 
 static void agent_log(struct td_agent *agent, const char *fmt, ...)
 {
-	char stamp[32];
+	char stamp[32], line[2048];
 	time_t now = time(NULL);
 	struct tm tm;
 	va_list ap;
 
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-	fprintf(agent->log, "%s topdown agent: ", stamp);
 	va_start(ap, fmt);
-	vfprintf(agent->log, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	/* lines quote process names and errors: escaped for whoever reads the log on a terminal */
+	fprintf(agent->log, "%s topdown agent: ", stamp);
+	td_fputs_safe(agent->log, line, 0);
 	fputc('\n', agent->log);
 	fflush(agent->log);
 }

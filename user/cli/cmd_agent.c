@@ -17,6 +17,7 @@
 #include "agent_options.h"
 #include "collect_setup.h"
 #include "commands.h"
+#include "format.h"
 #include "labels.h"
 #include "parse.h"
 #include "store_open.h"
@@ -160,7 +161,7 @@ int td_cmd_agent(int argc, char **argv)
 		ret = td_agent_run(agent, err, sizeof(err));
 	}
 	if (ret)
-		fprintf(stderr, "topdown agent: %s\n", err[0] ? err : strerror(-ret));
+		td_print_error("topdown agent", err[0] ? err : strerror(-ret));
 	mcp_stop(&mcp);
 	td_agent_free(agent);
 	td_labels_free(&a->user_labels);

@@ -284,7 +284,9 @@ static void print_table(const struct td_run *run, const char *db_path, bool with
 	for (size_t i = 0; i < run->nr_threads; i++)
 		exited += run->threads[i].exited;
 	printf("run %s stored in %s%s\n", run->id, db_path, run->partial ? " (partial: stopped early)" : "");
-	printf("target %s, %s, %zu threads (%zu exited), %llu slices dropped\n\n", run->process,
+	fputs("target ", stdout);
+	td_fputs_safe(stdout, run->process, 0); /* a process name: the program's own choice */
+	printf(", %s, %zu threads (%zu exited), %llu slices dropped\n\n",
 	       td_format_duration(run->ended_ns - run->started_ns, a, sizeof(a)), run->nr_threads, exited,
 	       (unsigned long long)run->dropped);
 	if (run->nr_threads)
@@ -584,9 +586,12 @@ static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, 
 		ret = explain_undefined(tma->engine, run, err, errlen);
 	if (!ret)
 		ret = td_store_write_run(store, run, err, errlen);
-	if (!ret && !run->nr_threads) /* stored all the same: an idle target is an answer */
+	if (!ret && !run->nr_threads) { /* stored all the same: an idle target is an answer */
+		char name[TD_SAFE_LEN(256)];
+
 		fprintf(stderr, "topdown collect: no thread of %s ran during the window; the run holds no threads "
-			"(a kernel thread, or a process asleep all along?)\n", run->process);
+			"(a kernel thread, or a process asleep all along?)\n", td_safe_text(run->process, name, sizeof(name)));
+	}
 	if (!ret) {
 		if (a->json) {
 			print_json(run, tma, td_collector_attach_kind(c));
@@ -628,7 +633,7 @@ int td_cmd_collect(int argc, char **argv)
 	if (!ret)
 		ret = collect_and_store(&a, &tma, store, db_path, err, sizeof(err));
 	if (ret)
-		fprintf(stderr, "topdown collect: %s\n", err[0] ? err : strerror(-ret));
+		td_print_error("topdown collect", err[0] ? err : strerror(-ret));
 	td_tma_choice_release(&tma);
 	td_store_close(store);
 	td_labels_free(&a.user_labels);

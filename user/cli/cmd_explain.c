@@ -14,6 +14,7 @@
 
 #include "cli_options.h"
 #include "commands.h"
+#include "format.h"
 #include "explain_render.h"
 
 struct explain_args {
@@ -63,6 +64,8 @@ static int print_json(json_t *root)
 	int ret = root ? json_dumpf(root, stdout, JSON_INDENT(2)) : -1;
 
 	json_decref(root);
+	if (ret < 0 && ferror(stdout))
+		return 0; /* a failed write, which main reports with its reason */
 	if (ret < 0) {
 		fputs("topdown explain: out of memory while formatting JSON\n", stderr);
 		return 1;
@@ -74,7 +77,8 @@ static int print_json(json_t *root)
 /* Exit code for a failed lookup: the user's mistake (2) or ours (1). */
 static int lookup_failed(int ret, const char *err)
 {
-	fprintf(stderr, "%s\n", err);
+	td_fputs_safe(stderr, err, 0); /* it quotes the name asked for */
+	fputc('\n', stderr);
 	return ret == -ENOMEM ? 1 : TD_EXIT_USAGE;
 }
 
@@ -125,7 +129,7 @@ int td_cmd_explain(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	kb = td_kb_load(err, sizeof(err));
 	if (!kb) {
-		fprintf(stderr, "topdown explain: %s\n", err);
+		td_print_error("topdown explain", err);
 		return 1;
 	}
 	return a.list ? explain_list(kb, &a) : explain_one(kb, &a);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "fileio.h"
 #include "progress.h"
 #include "hot.h"
 #include "pprof.h"
@@ -136,7 +137,7 @@ static int write_runs(struct td_store *store, const struct td_run_summary *runs,
 	return ret;
 }
 
-/* What td_query_cli_write_output writes: the runs listed. */
+/* What td_write_output writes: the runs listed. */
 struct export_job {
 	struct td_store *store;
 	const struct td_run_summary *runs;
@@ -151,7 +152,7 @@ static int write_job(FILE *out, void *ctx, char *err, size_t errlen)
 	return write_runs(job->store, job->runs, job->count, job->format, out, err, errlen);
 }
 
-/* What td_query_cli_write_output writes for --format pprof: the runs' profiles. */
+/* What td_write_output writes for --format pprof: the runs' profiles. */
 struct pprof_job {
 	const struct td_profile_list *profiles;
 	const char *thread;
@@ -173,12 +174,12 @@ static int export_pprof(struct td_store *store, const struct export_args *a, con
 
 	if (ret)
 		return ret;
-	ret = td_query_cli_write_output(a->output, write_pprof, &(struct pprof_job){ &l, a->thread }, err, errlen);
+	ret = td_write_output(a->output, write_pprof, &(struct pprof_job){ &l, a->thread }, err, errlen);
 	td_profile_list_release(&l);
 	return ret;
 }
 
-/* Write errors show when td_query_cli_write_output closes the file. */
+/* Write errors show when td_write_output closes the file. */
 static int write_folded(FILE *out, void *ctx, char *err, size_t errlen)
 {
 	(void)err;
@@ -195,7 +196,7 @@ static int export_folded(struct td_store *store, const struct export_args *a, co
 	int ret = td_query_folded(store, &q, NULL, &set, err, errlen);
 
 	if (ret == 0)
-		ret = td_query_cli_write_output(a->output, write_folded, set, err, errlen);
+		ret = td_write_output(a->output, write_folded, set, err, errlen);
 	td_folded_set_free(set);
 	return ret;
 }
@@ -215,7 +216,7 @@ static int export_runs(struct td_store *store, void *args, char *err, size_t err
 	if (ret == 0)
 		ret = td_store_list_runs(store, &filter, &runs, &count, err, errlen);
 	if (ret == 0)
-		ret = td_query_cli_write_output(a->output, write_job,
+		ret = td_write_output(a->output, write_job,
 						&(struct export_job){ store, runs, count, a->cli.format }, err, errlen);
 	td_run_summaries_free(runs, count);
 	return ret;

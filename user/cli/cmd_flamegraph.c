@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "fileio.h"
+#include "format.h"
 #include "flamegraph.h"
 #include "hot.h"
 #include "parse.h"
@@ -144,11 +146,15 @@ static int flamegraph(struct td_store *store, void *args, char *err, size_t errl
 			default_title(a, set, title, sizeof(title));
 			opts.title = title;
 		}
-		ret = td_query_cli_write_output(a->output, write_svg, &(struct svg_job){ set, &opts }, err, errlen);
+		ret = td_write_output(a->output, write_svg, &(struct svg_job){ set, &opts }, err, errlen);
 	}
-	if (!ret && a->output && strcmp(a->output, "-") != 0)
-		fprintf(stderr, "topdown flamegraph: %s: %zu stacks, %llu %s over %zu run%s\n", a->output, set->nr_stacks,
-			(unsigned long long)set->samples, set->unit, set->nr_runs, set->nr_runs == 1 ? "" : "s");
+	if (!ret && a->output && strcmp(a->output, "-") != 0) {
+		char path[TD_SAFE_LEN(1024)];
+
+		fprintf(stderr, "topdown flamegraph: %s: %zu stacks, %llu %s over %zu run%s\n",
+			td_safe_text(a->output, path, sizeof(path)), set->nr_stacks, (unsigned long long)set->samples,
+			set->unit, set->nr_runs, set->nr_runs == 1 ? "" : "s");
+	}
 	td_folded_set_free(set);
 	return ret;
 }

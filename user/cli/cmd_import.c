@@ -15,6 +15,7 @@
 
 #include "cli_options.h"
 #include "commands.h"
+#include "format.h"
 #include "progress.h"
 #include "engine.h"
 #include "import.h"
@@ -179,7 +180,9 @@ static void print_text(const struct td_import *imp, const char *source, const ch
 	bool info_header = false, marks = false;
 	char value[32];
 
-	printf("imported %s as run %s\n", source, run->id);
+	fputs("imported ", stdout);
+	td_fputs_safe(stdout, source, 0); /* a file name, and notes quoting the file, escaped */
+	printf(" as run %s\n", run->id);
 	printf("model %s (%s), level %d, SMT %s, %zu thread(s), %zu interval(s); stored in %s\n\n",
 	       imp->model->name, imp->model->long_name, imp->depth, imp->smt_on ? "on" : "off",
 	       run->nr_threads, run->nr_intervals, where);
@@ -203,8 +206,11 @@ static void print_text(const struct td_import *imp, const char *source, const ch
 	}
 	if (marks)
 		printf("\n* above its threshold   %s\n", TD_LEGEND_LOW_CONFIDENCE);
-	for (size_t i = 0; i < imp->n_notes; i++)
-		printf("note: %s\n", imp->notes[i]);
+	for (size_t i = 0; i < imp->n_notes; i++) {
+		fputs("note: ", stdout);
+		td_fputs_safe(stdout, imp->notes[i], 0);
+		putchar('\n');
+	}
 }
 
 static void print_json(const struct td_import *imp, const char *source, const char *where)
@@ -292,7 +298,7 @@ int td_cmd_import(int argc, char **argv)
 	td_labels_init(&a.labels);
 	rc = parse_args(argc, argv, &a);
 	if (!rc && import_file(&a, err, sizeof(err)) != 0) {
-		fprintf(stderr, "topdown import: %s\n", err);
+		td_print_error("topdown import", err);
 		rc = 1;
 	}
 	td_labels_free(&a.labels);

@@ -112,13 +112,18 @@ static void print_table(const struct td_run_summary *runs, size_t count)
 		const struct td_run_summary *r = &runs[i];
 		const char *sep = "";
 
-		printf("%-36s  %-19s  %8s  %-16s  %7zu  ", r->id, td_format_time(r->started_ns, started, sizeof(started)),
-		       td_format_duration(r->ended_ns - r->started_ns, duration, sizeof(duration)),
-		       r->process, r->nr_threads);
+		printf("%-36s  %-19s  %8s  ", r->id, td_format_time(r->started_ns, started, sizeof(started)),
+		       td_format_duration(r->ended_ns - r->started_ns, duration, sizeof(duration)));
+		/* the process names itself, and labels carry file names (source=): escaped */
+		td_fputs_safe(stdout, r->process, 16);
+		printf("  %7zu  ", r->nr_threads);
 		for (size_t l = 0; l < r->labels.count; l++) {
 			if (is_detected_key(r->labels.items[l].key))
 				continue;
-			printf("%s%s=%s", sep, r->labels.items[l].key, r->labels.items[l].value);
+			printf("%s", sep);
+			td_fputs_safe(stdout, r->labels.items[l].key, 0);
+			putchar('=');
+			td_fputs_safe(stdout, r->labels.items[l].value, 0);
 			sep = ",";
 		}
 		printf("%s\n", r->partial ? " (partial)" : "");

@@ -12,6 +12,7 @@
 
 #include "cli_options.h"
 #include "commands.h"
+#include "format.h"
 #include "parse.h"
 #include "server.h"
 #include "store_open.h"
@@ -150,7 +151,7 @@ static int serve_http(struct cli *c)
 		ret = 0;
 out:
 	if (ret)
-		fprintf(stderr, "topdown mcp-serve: %s\n", err);
+		td_print_error("topdown mcp-serve", err);
 	td_mcp_http_free(h);
 	free(token);
 	return ret;

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "commands.h"
+#include "fileio.h"
+#include "format.h"
 #include "hot.h"
 #include "query.h"
 #include "query_cli.h"
@@ -256,11 +258,15 @@ static int report(struct td_store *store, void *args, char *err, size_t errlen)
 		r.side_b = describe_side(a->run_b, &a->labels_b, side_b, sizeof(side_b));
 	}
 	if (!ret)
-		ret = td_query_cli_write_output(a->output, write_page, &r, err, errlen);
+		ret = td_write_output(a->output, write_page, &r, err, errlen);
 	if (ret == TD_QUERY_NOTHING && p.hint[0]) /* every part was empty: say why the first one was */
 		snprintf(err, errlen, "%s", p.hint);
-	if (!ret && a->output && strcmp(a->output, "-") != 0)
-		fprintf(stderr, "topdown report: %s: %s\n", a->output, title);
+	if (!ret && a->output && strcmp(a->output, "-") != 0) { /* the title names runs and labels */
+		char safe_path[TD_SAFE_LEN(1024)], safe_title[TD_SAFE_LEN(256)];
+
+		fprintf(stderr, "topdown report: %s: %s\n", td_safe_text(a->output, safe_path, sizeof(safe_path)),
+			td_safe_text(title, safe_title, sizeof(safe_title)));
+	}
 	if (!ret && p.left_out[0])
 		fprintf(stderr, "topdown report: left out, with nothing to show: %s\n", p.left_out);
 	parts_free(&p);

@@ -15,6 +15,7 @@
 #include "collect_setup.h"
 #include "collector.h"
 #include "commands.h"
+#include "format.h"
 #include "parse.h"
 #include "target_args.h"
 #include "top_loop.h"
@@ -158,7 +159,7 @@ int td_cmd_top(int argc, char **argv)
 	if (!ret)
 		ret = run_top(&a, &tma, events, nr_events, err, sizeof(err));
 	if (ret)
-		fprintf(stderr, "topdown top: %s\n", err[0] ? err : strerror(-ret));
+		td_print_error("topdown top", err[0] ? err : strerror(-ret));
 	td_tma_choice_release(&tma);
 	return ret ? 1 : 0;
 }

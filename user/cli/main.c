@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "commands.h"
+#include "format.h"
+#include "fileio.h"
 
 #include "version.h"
 
@@ -67,7 +69,30 @@ static int help(int argc, char **argv)
 	return c->run(2, help_argv);
 }
 
-int main(int argc, char **argv)
+/*
+ * The command's exit code, unless what it wrote to standard output did not
+ * all get there (a full disk, an I/O error): then one line saying so and
+ * exit 1, in every command, whatever its own writers checked.
+ *
+ * A reader that leaves early (`topdown list | head -1`) is not an error:
+ * SIGPIPE keeps its default action and ends the command quietly at the
+ * next write, as it does cat and ls. Only when the caller ignores SIGPIPE
+ * does the write fail with EPIPE, and then it is reported as any other.
+ */
+static int finish(const char *command, int code)
+{
+	char err[256];
+
+	if (td_stdout_check(true, err, sizeof(err)) == 0)
+		return code;
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "topdown%s%s", *command ? " " : "", command);
+	td_print_error(prefix, err);
+	return code ? code : TD_EXIT_FAILURE;
+}
+
+static int dispatch(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -85,4 +110,10 @@ int main(int argc, char **argv)
 		return find_command(argv[1])->run(argc - 1, argv + 1);
 	fprintf(stderr, "topdown: unknown command '%s'; run `topdown --help` for the list\n", argv[1]);
 	return TD_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	td_stdout_track();
+	return finish(argc > 1 && find_command(argv[1]) ? argv[1] : "", dispatch(argc, argv));
 }

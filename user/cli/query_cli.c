@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "commands.h"
+#include "format.h"
+#include "parse.h"
 #include "query_cli.h"
 
 void td_query_cli_init(struct td_query_cli *c)
@@ -29,11 +31,14 @@ struct td_store *td_query_cli_open(struct td_query_cli *c, enum td_store_mode mo
 
 int td_query_cli_fail(const char *command, int ret, const char *err)
 {
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "topdown %s", command);
 	if (ret == TD_QUERY_NOTHING) { /* an empty answer: said, nothing printed, no failure */
-		fprintf(stderr, "topdown %s: %s\n", command, err);
+		td_print_error(prefix, err);
 		return 0;
 	}
-	fprintf(stderr, "topdown %s: %s\n", command, err[0] ? err : strerror(-ret));
+	td_print_error(prefix, err[0] ? err : strerror(-ret));
 	return ret == -EINVAL ? TD_EXIT_USAGE : TD_EXIT_FAILURE;
 }
 
@@ -64,51 +69,6 @@ int td_query_cli_side_filter(struct td_store *store, const struct td_run_filter 
 	}
 	side->labels = labels;
 	return 0;
-}
-
-int td_query_cli_write_output(const char *path, td_output_fn write, void *ctx, char *err, size_t errlen)
-{
-	char tmp[PATH_MAX];
-	mode_t mask;
-	FILE *out;
-	int fd, ret;
-
-	if (!path || strcmp(path, "-") == 0)
-		return write(stdout, ctx, err, errlen);
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp)) {
-		snprintf(err, errlen, "the --output path is too long");
-		return -ENAMETOOLONG;
-	}
-	fd = mkstemp(tmp);
-	out = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!out) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot write '%s': %s; pass --output with a writable path", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		return ret;
-	}
-	ret = write(out, ctx, err, errlen);
-	/* mkstemp's 0600 suits the temporary name; the file gets what a new file would */
-	mask = umask(0);
-	umask(mask);
-	if (ret == 0 && fchmod(fd, 0666 & ~mask) != 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-	}
-	if (fclose(out) != 0 && ret == 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-	}
-	if (ret == 0 && rename(tmp, path) != 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
-	}
-	if (ret < 0)
-		unlink(tmp);
-	return ret;
 }
 
 const char *td_query_cli_sides_problem(const struct td_labels *labels_a, const struct td_labels *labels_b,

@@ -64,14 +64,6 @@ int td_query_cli_run(struct td_query_cli *c, const char *command, enum td_store_
 		     int (*work)(struct td_store *store, void *args, char *err, size_t errlen), void *args);
 
 /*
- * --output: write fills out; with a path (not NULL nor "-") the file
- * appears only once complete, written to a temporary name beside it and
- * renamed over it, and nothing is left behind on a failure.
- */
-typedef int (*td_output_fn)(FILE *out, void *ctx, char *err, size_t errlen);
-int td_query_cli_write_output(const char *path, td_output_fn write, void *ctx, char *err, size_t errlen);
-
-/*
  * How a comparison (compare, flamegraph, report) names its two sides: by
  * two run ids as operands or by --label-a and --label-b, one way and
  * whole. NULL when nothing is wrong with that; else what is. Each command

@@ -80,17 +80,6 @@ static const char *number(double v, int decimals, char *buf, size_t len)
 	return buf;
 }
 
-/* text left-aligned in width columns, counting characters, not bytes
- * (UTF-8 continuation bytes take no column). */
-static void pad_right(FILE *out, const char *text, int width)
-{
-	int columns = 0;
-
-	for (const char *p = text; *p; p++)
-		columns += ((unsigned char)*p & 0xc0) != 0x80;
-	fprintf(out, "%s%*s", text, width > columns ? width - columns : 0, "");
-}
-
 static void legend(const struct td_render *r, bool any_low)
 {
 	if (any_low)
@@ -152,21 +141,30 @@ json_t *td_run_summary_json(const struct td_run_summary *s)
 
 /* ---- CSV pieces ---- */
 
-/* A field, quoted when it holds a comma, quote or line break (RFC 4180). */
+/*
+ * A field, quoted when it holds a comma or quote (RFC 4180). CSV is read in
+ * terminals too (cat, less): its text is escaped as the tables' is, so a
+ * control character, line breaks included, never appears raw.
+ */
 static void csv_text(FILE *out, const char *text, bool last)
 {
-	if (text && strpbrk(text, ",\"\r\n")) {
+	size_t need = text ? TD_SAFE_LEN(strlen(text)) : 0;
+	char small[1024], *big = need > sizeof(small) ? malloc(need) : NULL;
+	const char *safe = text ? td_safe_text(text, big ? big : small, big ? need : sizeof(small)) : NULL;
+
+	if (safe && strpbrk(safe, ",\"")) {
 		fputc('"', out);
-		for (const char *p = text; *p; p++) {
+		for (const char *p = safe; *p; p++) {
 			if (*p == '"')
 				fputc('"', out);
 			fputc(*p, out);
 		}
 		fputc('"', out);
-	} else if (text) {
-		fputs(text, out);
+	} else if (safe) {
+		fputs(safe, out);
 	}
 	fputc(last ? '\n' : ',', out);
+	free(big);
 }
 
 static void csv_number(FILE *out, double v, bool last)
@@ -451,10 +449,11 @@ void td_render_run_matches(const struct td_render *r, const struct td_run_matche
 	for (size_t i = 0; i < m->count; i++) {
 		const struct td_run_match *x = &m->items[i];
 
-		fprintf(r->out, "%-36s  %-19s  %-16s  %-10s  %8s  %s\n", x->run.id,
-			td_format_time(x->run.started_ns, started, sizeof(started)),
-			x->run.process ? x->run.process : "-", x->scope_key,
-			percent(x->value, x->low_confidence, value, sizeof(value)), x->path);
+		fprintf(r->out, "%-36s  %-19s  ", x->run.id, td_format_time(x->run.started_ns, started, sizeof(started)));
+		td_fputs_safe(r->out, x->run.process ? x->run.process : "-", 16);
+		fputs("  ", r->out);
+		td_fputs_safe(r->out, x->scope_key, 10);
+		fprintf(r->out, "  %8s  %s\n", percent(x->value, x->low_confidence, value, sizeof(value)), x->path);
 		low |= x->low_confidence;
 	}
 	if (!m->count)
@@ -475,7 +474,7 @@ static json_t *thread_line_json(const struct td_thread_breakdown *t,
 			json_array_append_new(low, json_string(t->columns[c]));
 	}
 	if (group)
-		item = json_pack("{s:s, s:I}", "name", line->key, "threads",
+		item = json_pack("{s:o, s:I}", "name", json_text(line->key), "threads",
 				 (json_int_t)line->nr_threads);
 	else
 		item = json_pack("{s:s, s:o}", "tid", line->key, "comm", json_text(line->comm));
@@ -537,10 +536,11 @@ static bool thread_lines_table(const struct td_render *r, const struct td_thread
 		fprintf(r->out, " %16.16s", td_node_name(t->columns[c]));
 	fputc('\n', r->out);
 	for (size_t i = 0; i < shown; i++) {
+		td_fputs_safe(r->out, lines[i].comm, 16);
 		if (group)
-			fprintf(r->out, "%-16s %8zu", lines[i].comm, lines[i].nr_threads);
+			fprintf(r->out, " %8zu", lines[i].nr_threads);
 		else
-			fprintf(r->out, "%-16s %8s", lines[i].comm, lines[i].key);
+			fprintf(r->out, " %8s", lines[i].key);
 		fprintf(r->out, " %9s", td_format_duration(lines[i].oncpu_ns, oncpu, sizeof(oncpu)));
 		for (size_t c = 0; c < t->nr_columns; c++) {
 			fprintf(r->out, " %16s", percent(lines[i].values[c], lines[i].low_confidence[c],
@@ -563,9 +563,9 @@ void td_render_threads(const struct td_render *r, const struct td_thread_breakdo
 		return emit_json(r, td_thread_breakdown_json(t));
 	if (r->format == TD_FORMAT_CSV)
 		return threads_csv(r->out, t);
-	fprintf(r->out, "Run %s (%s, started %s)\n\n", t->run.id,
-		t->run.process ? t->run.process : "-",
-		td_format_time(t->run.started_ns, started, sizeof(started)));
+	fprintf(r->out, "Run %s (", t->run.id);
+	td_fputs_safe(r->out, t->run.process ? t->run.process : "-", 0);
+	fprintf(r->out, ", started %s)\n\n", td_format_time(t->run.started_ns, started, sizeof(started)));
 	/* the name groups first: short_* is one line, however many threads it had */
 	low = thread_lines_table(r, t, t->groups, t->nr_groups, true);
 	fputc('\n', r->out);
@@ -718,7 +718,7 @@ static const char *change_color(enum td_change change)
 
 void td_render_comparison(const struct td_render *r, const struct td_comparison *c)
 {
-	char a[80], b[80], delta[32], p[32], d[32], metric[96];
+	char a[80], b[80], delta[32], p[32], d[32], metric[160], group[TD_SAFE_LEN(TD_COMM_LEN)];
 	bool low = false;
 
 	if (r->format == TD_FORMAT_JSON)
@@ -736,14 +736,14 @@ void td_render_comparison(const struct td_render *r, const struct td_comparison 
 		const struct td_metric_change *x = &c->items[i];
 
 		if (x->group)
-			snprintf(metric, sizeof(metric), "%s: %s", x->group, x->path);
+			snprintf(metric, sizeof(metric), "%s: %s", td_safe_text(x->group, group, sizeof(group)), x->path);
 		else
 			snprintf(metric, sizeof(metric), "%s", x->path);
 		fprintf(r->out, "%s%-11s%s  %-48s  ", paint(r, change_color(x->change)),
 			td_change_name(x->change), reset(r), metric);
-		pad_right(r->out, x->a.n ? mean_sd(&x->a, x->low_confidence, a, sizeof(a)) : "-", 17);
+		td_fputs_safe(r->out, x->a.n ? mean_sd(&x->a, x->low_confidence, a, sizeof(a)) : "-", 17);
 		fputs("  ", r->out);
-		pad_right(r->out, x->b.n ? mean_sd(&x->b, x->low_confidence, b, sizeof(b)) : "-", 17);
+		td_fputs_safe(r->out, x->b.n ? mean_sd(&x->b, x->low_confidence, b, sizeof(b)) : "-", 17);
 		fprintf(r->out, "  %8s  %6s  %6s\n", points(x->delta, delta, sizeof(delta)),
 			p_text(x->p_value, p, sizeof(p)), number(x->effect_size, 2, d, sizeof(d)));
 		low |= x->low_confidence;
@@ -778,9 +778,11 @@ json_t *td_label_set_json(const struct td_label_set *set)
 /* A key's values, one a line; the first on the key's own line. */
 static void label_values(const struct td_render *r, const struct td_label_key *k)
 {
-	for (size_t j = 0; j < k->count; j++)
-		fprintf(r->out, "%*s%s (%zu)\n", j ? LABEL_VALUES_AT : 0, "", k->values[j].value,
-			k->values[j].nr_runs);
+	for (size_t j = 0; j < k->count; j++) {
+		fprintf(r->out, "%*s", j ? LABEL_VALUES_AT : 0, "");
+		td_fputs_safe(r->out, k->values[j].value, 0);
+		fprintf(r->out, " (%zu)\n", k->values[j].nr_runs);
+	}
 	if (k->nr_values > k->count)
 		fprintf(r->out, "%*s(%zu more)\n", k->count ? LABEL_VALUES_AT : 0, "",
 			k->nr_values - k->count);
@@ -791,13 +793,13 @@ void td_render_labels(const struct td_render *r, const struct td_label_set *set)
 	if (r->format == TD_FORMAT_JSON)
 		return emit_json(r, td_label_set_json(set));
 	fprintf(r->out, "Labels of %zu run%s\n", set->nr_runs, set->nr_runs == 1 ? "" : "s");
-	pad_right(r->out, "KEY", LABEL_KEY_WIDTH);
+	td_fputs_safe(r->out, "KEY", LABEL_KEY_WIDTH);
 	fprintf(r->out, " %6s %7s  %s\n", "RUNS", "VALUES", "VALUE (RUNS)");
 	for (size_t i = 0; i < set->count; i++) {
 		const struct td_label_key *k = &set->keys[i];
 
 		fputs(paint(r, BOLD), r->out);
-		pad_right(r->out, k->key, LABEL_KEY_WIDTH);
+		td_fputs_safe(r->out, k->key, LABEL_KEY_WIDTH);
 		fprintf(r->out, "%s %6zu %7zu  ", reset(r), k->nr_runs, k->nr_values);
 		label_values(r, k);
 	}
@@ -927,13 +929,14 @@ json_t *td_hot_json(const struct td_hot *h)
 
 	for (size_t i = 0; i < h->nr_functions; i++) {
 		const struct td_hot_function *f = &h->functions[i];
-		json_t *item = json_pack("{s:I, s:s, s:o, s:I, s:I, s:o, s:o}", "rank", (json_int_t)i + 1,
-					 "function", f->name, "module", f->module ? json_string(f->module) : json_null(),
+		/* symbols and paths are the program's bytes: json_text keeps the item when they are not UTF-8 */
+		json_t *item = json_pack("{s:I, s:o, s:o, s:I, s:I, s:o, s:o}", "rank", (json_int_t)i + 1,
+					 "function", json_text(f->name), "module", json_text(f->module),
 					 "self_samples", (json_int_t)f->self_count, "total_samples",
 					 (json_int_t)f->total_count, "self", json_number(f->self_share), "total",
 					 json_number(f->total_share));
 
-		json_object_set_new(item, "file", f->file ? json_string(f->file) : json_null());
+		json_object_set_new(item, "file", json_text(f->file));
 		json_object_set_new(item, "line", f->line ? json_integer(f->line) : json_null());
 		json_array_append_new(items, item);
 	}
@@ -984,9 +987,12 @@ void td_render_hot(const struct td_render *r, const struct td_hot *h)
 	for (size_t i = 0; i < h->nr_functions; i++) {
 		const struct td_hot_function *f = &h->functions[i];
 
-		fprintf(r->out, "%4zu  %7s %7s  %s%-40s%s %s\n", i + 1, percent(f->self_share, false, self, sizeof(self)),
-			percent(f->total_share, false, total, sizeof(total)), paint(r, RED), f->name, reset(r),
-			hot_location(f, where, sizeof(where)));
+		fprintf(r->out, "%4zu  %7s %7s  %s", i + 1, percent(f->self_share, false, self, sizeof(self)),
+			percent(f->total_share, false, total, sizeof(total)), paint(r, RED));
+		td_fputs_safe(r->out, f->name, 40); /* symbols are the traced program's own words */
+		fprintf(r->out, "%s ", reset(r));
+		td_fputs_safe(r->out, hot_location(f, where, sizeof(where)), 0);
+		fputc('\n', r->out);
 	}
 }
 
@@ -997,8 +1003,8 @@ json_t *td_hot_comparison_json(const struct td_hot_comparison *c)
 	for (size_t i = 0; i < c->nr_changes; i++) {
 		const struct td_hot_change *x = &c->changes[i];
 
-		json_array_append_new(items, json_pack("{s:s, s:o, s:o, s:o, s:o}", "function", x->name, "module",
-						       x->module ? json_string(x->module) : json_null(), "base_self",
+		json_array_append_new(items, json_pack("{s:o, s:o, s:o, s:o, s:o}", "function", json_text(x->name),
+						       "module", json_text(x->module), "base_self",
 						       json_number(x->base_self_share), "self", json_number(x->self_share),
 						       "delta", json_number(x->delta)));
 	}
@@ -1017,9 +1023,11 @@ static void hot_changes(const struct td_render *r, const struct td_hot_compariso
 
 		if (rises ? x->delta <= 0 : x->delta >= 0)
 			break;
-		fprintf(r->out, "  %s%+7.1f%s  %7s -> %-7s  %s\n", paint(r, rises ? RED : GREEN), x->delta * 100,
+		fprintf(r->out, "  %s%+7.1f%s  %7s -> %-7s  ", paint(r, rises ? RED : GREEN), x->delta * 100,
 			reset(r), percent(x->base_self_share, false, base, sizeof(base)),
-			percent(x->self_share, false, now, sizeof(now)), x->name);
+			percent(x->self_share, false, now, sizeof(now)));
+		td_fputs_safe(r->out, x->name, 0);
+		fputc('\n', r->out);
 		shown++;
 	}
 	if (!shown)
@@ -1051,9 +1059,12 @@ void td_render_hot_comparison(const struct td_render *r, const struct td_hot_com
 	hot_changes(r, c, false, rows ? rows : SIZE_MAX);
 }
 
+/* Escaped as the tables are: folded text is read in terminals as much as by flamegraph.pl. */
 void td_render_folded(FILE *out, const struct td_folded_set *set)
 {
 	for (size_t i = 0; i < set->nr_stacks; i++)
-		if (set->stacks[i].count)
-			fprintf(out, "%s %llu\n", set->stacks[i].stack, (unsigned long long)set->stacks[i].count);
+		if (set->stacks[i].count) {
+			td_fputs_safe(out, set->stacks[i].stack, 0);
+			fprintf(out, " %llu\n", (unsigned long long)set->stacks[i].count);
+		}
 }

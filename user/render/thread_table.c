@@ -67,8 +67,11 @@ static void header(FILE *out, const struct td_run *run, size_t nr_events, const 
 {
 	fprintf(out, "%-16s %8s %7s %8s %8s %6s %10s", first, second, "ONCPU%", "VOL-SW", "INVOL-SW", "MIGR",
 		"RUNQ-WAIT");
-	for (size_t e = 0; e < nr_events; e++)
-		fprintf(out, " %14s", run->event_names[e]);
+	for (size_t e = 0; e < nr_events; e++) {
+		char name[256]; /* an imported file names its own events */
+
+		fprintf(out, " %14s", td_safe_text(run->event_names[e], name, sizeof(name)));
+	}
 	fputc('\n', out);
 }
 
@@ -118,8 +121,12 @@ static void print_counted(FILE *out, const struct td_run *run)
 	if (!partly)
 		return;
 	fprintf(out, "\ncounted, as a share of the threads' on-CPU time (each count above is scaled to all of it):");
-	for (size_t e = 0; e < run->nr_events; e++)
-		fprintf(out, "%s %s %.0f%%", e ? "," : "", run->event_names[e], 100 * run_fraction(run, e));
+	for (size_t e = 0; e < run->nr_events; e++) {
+		char name[256];
+
+		fprintf(out, "%s %s %.0f%%", e ? "," : "", td_safe_text(run->event_names[e], name, sizeof(name)),
+			100 * run_fraction(run, e));
+	}
 	fputc('\n', out);
 }
 
@@ -140,7 +147,8 @@ void td_print_thread_table(FILE *out, const struct td_run *run, int with_counter
 	}
 	header(out, run, nr_events, "THREAD GROUP", "THREADS");
 	for (long g = 0; g < nr_groups && g < MAX_GROUP_ROWS; g++) {
-		fprintf(out, "%-16s %8zu", groups[g].sum.comm, groups[g].threads);
+		td_fputs_safe(out, groups[g].sum.comm, 16); /* names the traced program chose */
+		fprintf(out, " %8zu", groups[g].threads);
 		figures(out, &groups[g].sum, duration_ns, nr_events);
 		if (groups[g].exited)
 			fprintf(out, "  (%zu exited)", groups[g].exited);
@@ -155,7 +163,8 @@ void td_print_thread_table(FILE *out, const struct td_run *run, int with_counter
 	fputc('\n', out);
 	header(out, run, nr_events, "THREAD", "TID");
 	for (size_t i = 0; i < shown; i++) {
-		fprintf(out, "%-16s %8u", busiest[i].comm, busiest[i].tid);
+		td_fputs_safe(out, busiest[i].comm, 16);
+		fprintf(out, " %8u", busiest[i].tid);
 		figures(out, &busiest[i], duration_ns, nr_events);
 		fprintf(out, "%s\n", busiest[i].exited ? "  (exited)" : "");
 	}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format.h"
 #include "tma_render.h"
 
 #define LEVEL1_MAX 8 /* level-1 nodes of any model, with room to spare */
@@ -146,7 +147,7 @@ void td_print_group_level1(FILE *out, const struct td_run *run, const struct td_
 		fprintf(out, " %16s ", t.columns[c]->node);
 	fprintf(out, "\n");
 	for (size_t i = 0; i < t.nr_lines && i < max_rows; i++) {
-		fprintf(out, "%-20s", t.lines[i].key);
+		td_fputs_safe(out, t.lines[i].key, 20); /* a thread group's name */
 		for (size_t c = 0; c < t.nr_columns; c++) {
 			const struct td_metric_row *row = t.lines[i].level1[c];
 			bool mark = !row || td_metric_low_confidence(row->confidence);

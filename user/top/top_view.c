@@ -258,8 +258,8 @@ const char *td_top_cell(const struct td_top_view *v, const struct td_top_row *ro
 	size_t e = column - TD_TOP_FIXED_COLUMNS;
 
 	switch (column) {
-	case TD_TOP_COL_NAME:
-		snprintf(buf, len, "%s", t->comm);
+	case TD_TOP_COL_NAME: /* the thread's own choice, escaped for the terminal */
+		td_safe_text(t->comm, buf, len);
 		break;
 	case TD_TOP_COL_TID:
 		if (v->groups)

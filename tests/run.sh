@@ -170,6 +170,7 @@ if want packaging; then
 	run_check "README examples" tests/check_readme.sh "$out"
 	run_check "top under tmux" tests/check_top.sh "$out"
 	run_check "progress on a terminal" tests/check_progress.sh "$out"
+	run_check "collect: targets and where the run goes" tests/check_edge_collect.sh "$out"
 	run_check "layers" tests/check_layers.sh
 	run_check "man page" tests/check_cli_docs.sh man
 	run_check "bash completion" tests/check_cli_docs.sh completion

@@ -1372,6 +1372,14 @@ static void test_targets_running_until_the_last_exits(void **state)
 		fail_msg("collector: %s", err);
 	assert_true(td_collector_targets_running(c));
 	td_collector_free(c);
+
+	/* a kernel thread followed by name never exits */
+	snprintf(name, sizeof(name), "kthreadd");
+	c = td_collector_new(&by_name, err, sizeof(err));
+	if (!c)
+		fail_msg("collector: %s", err);
+	assert_true(td_collector_targets_running(c));
+	td_collector_free(c);
 }
 
 int main(void)

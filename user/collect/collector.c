@@ -997,6 +997,14 @@ static void prune_targets(struct td_collector *c)
 	}
 }
 
+/* A kernel thread a name matched (--process kworker/0:1) never exits: it runs. */
+static bool runs(pid_t pid)
+{
+	enum td_proc_state state = td_proc_state("/proc", pid);
+
+	return state == TD_PROC_RUNNING || state == TD_PROC_KERNEL_THREAD;
+}
+
 bool td_collector_targets_running(struct td_collector *c)
 {
 	const __u8 *end = c->targets + c->nr_target_pids;
@@ -1005,14 +1013,13 @@ bool td_collector_targets_running(struct td_collector *c)
 	if (c->system_wide)
 		return true;
 	/* Usually the one found last time runs on: one stat file read. */
-	if (last && __atomic_load_n(&c->targets[last], __ATOMIC_RELAXED) &&
-	    td_proc_state("/proc", last) == TD_PROC_RUNNING)
+	if (last && __atomic_load_n(&c->targets[last], __ATOMIC_RELAXED) && runs(last))
 		return true;
 	for (__u8 *p = c->targets; (p = memchr(p, 1, end - p)); p++) {
 		pid_t tgid = p - c->targets;
 		enum td_proc_state state = td_proc_state("/proc", tgid);
 
-		if (state == TD_PROC_RUNNING) {
+		if (state == TD_PROC_RUNNING || state == TD_PROC_KERNEL_THREAD) {
 			c->running_target = tgid;
 			return true;
 		}

@@ -202,8 +202,9 @@ void td_collector_sample_tally(const struct td_collector *collector, struct td_s
  * reaped). The --pid processes; with process names, every process that
  * had one of the names when counting started or took one since (at fork
  * or exec), so a name's later process counts only while another still
- * runs. Always true system-wide. Cheap while the target it found last
- * runs on (one read of its stat file); else it scans the targets.
+ * runs; a kernel thread a name matched never exits. Always true
+ * system-wide. Cheap while the target it found last runs on (one read
+ * of its stat file); else it scans the targets.
  */
 bool td_collector_targets_running(struct td_collector *collector);
 

@@ -87,8 +87,8 @@ int td_proc_check_target(const char *proc_root, pid_t pid, char *err, size_t err
 	case TD_PROC_KERNEL_THREAD:
 		if (td_proc_comm(proc_root, pid, comm, sizeof(comm)) == 0)
 			snprintf(named, sizeof(named), " (%s)", comm);
-		snprintf(err, errlen, "pid %d%s is a kernel thread, which runs no code of its own to count; "
-			 "name a user process, or use --system-wide", (int)pid, named);
+		snprintf(err, errlen, "pid %d%s is a kernel thread, not a process --pid counts; name a user "
+			 "process, or use --system-wide, which counts kernel threads too", (int)pid, named);
 		return -EINVAL;
 	case TD_PROC_ZOMBIE:
 		snprintf(err, errlen, "pid %d has exited and waits for its parent to reap it (a zombie): nothing "

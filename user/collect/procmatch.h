@@ -36,9 +36,8 @@ int td_proc_comm(const char *proc_root, pid_t pid, char *buf, size_t len);
 
 /*
  * What pid is now, from its stat file: a process that runs user code, a
- * kernel thread (nothing of its own to count: it has no user code), a
- * zombie (every thread has exited; it waits for its parent to reap it),
- * or gone. A thread-group leader that has exited while other threads of
+ * kernel thread (it runs no user code), a zombie (every thread has
+ * exited; it waits for its parent to reap it), or gone. A thread-group leader that has exited while other threads of
  * its process run shows as a zombie in its stat file but is running.
  */
 enum td_proc_state { TD_PROC_RUNNING, TD_PROC_KERNEL_THREAD, TD_PROC_ZOMBIE, TD_PROC_GONE };

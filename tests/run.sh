@@ -172,6 +172,7 @@ if want packaging; then
 	run_check "progress on a terminal" tests/check_progress.sh "$out"
 	run_check "the store at the edge: modes, selection, node names" tests/check_edge_store.sh "$out"
 	run_check "output: full stdout, --output kinds, escaped names" tests/check_edge_output.sh "$out"
+	run_check "collect: targets and where the run goes" tests/check_edge_collect.sh "$out"
 	run_check "layers" tests/check_layers.sh
 	run_check "man page" tests/check_cli_docs.sh man "$out"
 	run_check "bash completion" tests/check_cli_docs.sh completion "$out"

@@ -227,21 +227,42 @@ static void test_collect_text_folds_thread_groups(void **state)
 	}
 }
 
-/* A target none of whose threads ran (kthreadd, pid 2, is all but idle): stored, and said. */
+/* A target none of whose threads ran (the workload held before its start, asleep): stored, and said. */
 static void test_collect_idle_target_says_so(void **state)
 {
-	const char *a[] = { "collect", "--pid", "2", "--duration", "300ms", "--db", db_path, NULL };
+	char pid[16];
 	struct cli_result r;
+	pid_t child;
+	int go;
 
 	(void)state;
 	e2e_require_bpf();
-	run_topdown(&r, a);
+	child = e2e_spawn_workload(&go, NULL, "--duration-ms", "100", NULL);
+	snprintf(pid, sizeof(pid), "%d", child);
+	{
+		const char *a[] = { "collect", "--pid", pid, "--duration", "300ms", "--db", db_path, NULL };
+		run_topdown(&r, a);
+	}
+	close(go); /* EOF: the workload ends without starting */
+	waitpid(child, NULL, 0);
 	assert_int_equal(r.status, 0);
 	if (!strstr(r.out, ", 0 threads")) {
-		print_message("SKIP: kthreadd ran during the window; nothing to say\n");
+		print_message("SKIP: the held workload ran during the window; nothing to say\n");
 		skip();
 	}
-	assert_non_null(strstr(r.err, "no thread of 2 ran during the window"));
+	assert_non_null(strstr(r.err, "no thread of td-workload ran during the window"));
+}
+
+/* kthreadd (pid 2) runs no code of its own: refused before any window, exit 2. */
+static void test_collect_refuses_kernel_thread(void **state)
+{
+	const char *a[] = { "collect", "--pid", "2", "--duration", "30s", "--db", db_path, NULL };
+	struct cli_result r;
+
+	(void)state;
+	expect_refusal(a, "pid 2 (kthreadd) is a kernel thread");
+	run_topdown(&r, a);
+	assert_int_equal(r.status, 2);
 }
 
 static void test_collect_json_and_list(void **state)
@@ -255,7 +276,8 @@ static void test_collect_json_and_list(void **state)
 
 	(void)state;
 	e2e_require_bpf();
-	child = e2e_spawn_workload(&go, NULL, "--duration-ms", "3000", "--short-threads", "20", NULL);
+	/* outlives the window however slowly collect starts: a target that exits ends the window */
+	child = e2e_spawn_workload(&go, NULL, "--duration-ms", "60000", "--short-threads", "20", NULL);
 	assert_int_equal(write(go, "g", 1), 1);
 	snprintf(pid, sizeof(pid), "%d", child);
 	{
@@ -264,12 +286,16 @@ static void test_collect_json_and_list(void **state)
 		run_topdown(&r, a);
 	}
 	close(go);
+	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	assert_int_equal(r.status, 0);
 	root = json_loads(r.out, 0, &jerr);
 	if (!root)
 		fail_msg("collect --json is not JSON (%s): %.200s", jerr.text, r.out);
 	assert_true(json_real_value(json_object_get(root, "duration_s")) > 1.4);
+	assert_false(json_is_true(json_object_get(root, "targets_exited")));
+	assert_string_equal(json_string_value(json_object_get(root, "stored_in")), db_path);
+	assert_true(json_is_null(json_object_get(root, "spooled_in")));
 	assert_int_equal(json_integer_value(json_object_get(root, "dropped")), 0);
 	assert_int_equal(json_integer_value(json_object_get(root, "intervals")), 3);
 	labels = json_object_get(root, "labels");
@@ -418,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_collect_json_and_list),
 		cmocka_unit_test(test_collect_text_folds_thread_groups),
 		cmocka_unit_test(test_collect_idle_target_says_so),
+		cmocka_unit_test(test_collect_refuses_kernel_thread),
 		cmocka_unit_test(test_level2_without_pmu_stores_threads_only),
 		cmocka_unit_test(test_interrupted_collect_stores_partial_run),
 	};

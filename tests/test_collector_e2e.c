@@ -1305,6 +1305,83 @@ static void test_absent_name_is_waited_for(void **state)
 	e2e_workload_unlink(path);
 }
 
+/* Releases a held workload and waits until it has exited, unreaped: a zombie. */
+static void release_until_zombie(struct td_collector *c, pid_t pid, int go)
+{
+	char err[256];
+
+	assert_int_equal(write(go, "g", 1), 1);
+	close(go);
+	for (int i = 0; i < 200 && td_proc_state("/proc", pid) != TD_PROC_ZOMBIE; i++)
+		assert_int_equal(td_collector_poll(c, 50, err, sizeof(err)), 0);
+	assert_int_equal(td_proc_state("/proc", pid), TD_PROC_ZOMBIE);
+}
+
+/* Targets run until the last has exited: --pid's, then a name's, the one that started later included. */
+static void test_targets_running_until_the_last_exits(void **state)
+{
+	char name[16], path[4096], err[512] = "";
+	const char *names[] = { name };
+	struct td_collector_opts by_name = { .process_names = names, .nr_process_names = 1, .events = &task_clock,
+					     .nr_events = 1 };
+	struct td_collector_opts wide = { .system_wide = true, .events = &task_clock, .nr_events = 1 };
+	struct td_collector_opts by_pid = { .events = &task_clock, .nr_events = 1 };
+	struct td_collector *c;
+	pid_t pids[2];
+	int go[2];
+
+	(void)state;
+	e2e_require_bpf();
+	for (int i = 0; i < 2; i++)
+		pids[i] = e2e_spawn_workload(&go[i], NULL, "--duration-ms", "50", "--io-threads", "0", NULL);
+	by_pid.pids = pids;
+	by_pid.nr_pids = 2;
+	c = td_collector_new(&by_pid, err, sizeof(err));
+	if (!c)
+		fail_msg("collector: %s", err);
+	assert_true(td_collector_targets_running(c));
+	release_until_zombie(c, pids[0], go[0]);
+	assert_true(td_collector_targets_running(c)); /* the second runs on */
+	release_until_zombie(c, pids[1], go[1]);
+	assert_false(td_collector_targets_running(c));
+	td_collector_free(c);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(waitpid(pids[i], NULL, 0), pids[i]);
+
+	snprintf(name, sizeof(name), "tdw-t%d", getpid());
+	e2e_workload_link(name, path, sizeof(path));
+	pids[0] = e2e_spawn_workload_at(path, &go[0], NULL, "--duration-ms", "50", "--io-threads", "0", NULL);
+	usleep(100 * 1000); /* exec'd, held at --wait-start */
+	c = td_collector_new(&by_name, err, sizeof(err));
+	if (!c)
+		fail_msg("collector: %s", err);
+	pids[1] = e2e_spawn_workload_at(path, &go[1], NULL, "--duration-ms", "50", "--io-threads", "0", NULL);
+	usleep(100 * 1000);
+	release_until_zombie(c, pids[0], go[0]);
+	assert_int_equal(waitpid(pids[0], NULL, 0), pids[0]); /* gone altogether */
+	assert_true(td_collector_targets_running(c)); /* the one that started during the window */
+	release_until_zombie(c, pids[1], go[1]);
+	assert_false(td_collector_targets_running(c));
+	assert_int_equal(waitpid(pids[1], NULL, 0), pids[1]);
+	assert_false(td_collector_targets_running(c));
+	td_collector_free(c);
+	e2e_workload_unlink(path);
+
+	c = td_collector_new(&wide, err, sizeof(err));
+	if (!c)
+		fail_msg("collector: %s", err);
+	assert_true(td_collector_targets_running(c));
+	td_collector_free(c);
+
+	/* a kernel thread followed by name never exits */
+	snprintf(name, sizeof(name), "kthreadd");
+	c = td_collector_new(&by_name, err, sizeof(err));
+	if (!c)
+		fail_msg("collector: %s", err);
+	assert_true(td_collector_targets_running(c));
+	td_collector_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1328,6 +1405,7 @@ int main(void)
 		cmocka_unit_test(test_bpf_run_time_is_measured),
 		cmocka_unit_test(test_bpf_run_time_without_sys_admin),
 		cmocka_unit_test(test_absent_name_is_waited_for),
+		cmocka_unit_test(test_targets_running_until_the_last_exits),
 	};
 
 	e2e_filter_tests();

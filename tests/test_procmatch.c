@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -59,6 +60,24 @@ static void fake_process(const char *pid, const char *comm, const char *exe)
 	}
 }
 
+/* A fake process with only a stat file and a task directory: itself, and other_tid (NULL: none). */
+static void fake_stat(const char *pid, const char *stat, const char *other_tid)
+{
+	char rel[64];
+
+	make_dir(pid);
+	snprintf(rel, sizeof(rel), "%s/stat", pid);
+	write_file(rel, stat);
+	snprintf(rel, sizeof(rel), "%s/task", pid);
+	make_dir(rel);
+	snprintf(rel, sizeof(rel), "%s/task/%s", pid, pid);
+	make_dir(rel);
+	if (other_tid) {
+		snprintf(rel, sizeof(rel), "%s/task/%s", pid, other_tid);
+		make_dir(rel);
+	}
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -79,6 +98,16 @@ static int setup(void **state)
 	fake_process("0", "nginx\n", "/usr/sbin/nginx");
 	fake_process("99999999999", "nginx\n", "/usr/sbin/nginx");
 	write_file("107", "a plain file, not a process\n");
+	/* States, from stat files (flags, the ninth field: 0x200000 is PF_KTHREAD). */
+	fake_stat("120", "120 (app) S 1 120 120 0 -1 4194560 0 0\n", NULL);
+	fake_stat("121", "121 (kworker/1:2) I 2 0 0 0 -1 69238880 0 0\n", NULL);
+	write_file("121/comm", "kworker/1:2\n");
+	fake_stat("128", "128 (kthreadd) S 0 0 0 0 -1 2129984 0 0\n", NULL); /* no comm file */
+	fake_stat("122", "122 (defunct) Z 1 122 122 0 -1 4227084 0 0\n", NULL);
+	fake_stat("123", "123 (leader) Z 1 123 123 0 -1 4227084 0 0\n", "124");   /* a thread lives on */
+	fake_stat("125", "125 (a) Z (b) S 1 125 125 0 -1 4194560 0 0\n", NULL); /* ") Z (" in the comm */
+	fake_stat("126", "126 (cut\n", NULL);
+	fake_stat("127", "127 (odd) S 1 2 3\n", NULL);
 	char self[PATH_MAX];
 
 	snprintf(self, sizeof(self), "%s/self", root);
@@ -225,6 +254,52 @@ static void test_real_proc_self(void **state)
 	free(pids);
 }
 
+static void test_state(void **state)
+{
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(td_proc_state(root, 120), TD_PROC_RUNNING);
+	assert_int_equal(td_proc_state(root, 121), TD_PROC_KERNEL_THREAD);
+	assert_int_equal(td_proc_state(root, 122), TD_PROC_ZOMBIE);
+	assert_int_equal(td_proc_state(root, 123), TD_PROC_RUNNING);
+	assert_int_equal(td_proc_state(root, 125), TD_PROC_RUNNING);
+	assert_int_equal(td_proc_state(root, 126), TD_PROC_GONE); /* malformed: nothing to go by */
+	assert_int_equal(td_proc_state(root, 127), TD_PROC_GONE);
+	assert_int_equal(td_proc_state(root, 100), TD_PROC_GONE); /* no stat file */
+	assert_int_equal(td_proc_state(root, 4242), TD_PROC_GONE);
+
+	assert_int_equal(td_proc_check_target(root, 120, err, sizeof(err)), 0);
+	assert_int_equal(td_proc_check_target(root, 121, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "pid 121 (kworker/1:2) is a kernel thread"));
+	assert_int_equal(td_proc_check_target(root, 128, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "pid 128 is a kernel thread"));
+	assert_int_equal(td_proc_check_target(root, 122, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "pid 122 has exited and waits for its parent to reap it (a zombie)"));
+	assert_int_equal(td_proc_check_target(root, 4242, err, sizeof(err)), -ESRCH);
+	assert_non_null(strstr(err, "no process with pid 4242"));
+}
+
+/* The real /proc: kthreadd, this process, and a child that exited and is not reaped yet. */
+static void test_real_proc_states(void **state)
+{
+	pid_t child;
+
+	(void)state;
+	assert_int_equal(td_proc_state("/proc", getpid()), TD_PROC_RUNNING);
+	if (td_proc_state("/proc", 2) != TD_PROC_GONE) /* kthreadd, unless in a pid namespace */
+		assert_int_equal(td_proc_state("/proc", 2), TD_PROC_KERNEL_THREAD);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	for (int i = 0; i < 500 && td_proc_state("/proc", child) == TD_PROC_RUNNING; i++)
+		usleep(2000);
+	assert_int_equal(td_proc_state("/proc", child), TD_PROC_ZOMBIE);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	assert_int_equal(td_proc_state("/proc", child), TD_PROC_GONE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +309,8 @@ int main(void)
 		cmocka_unit_test(test_comm),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_real_proc_self),
+		cmocka_unit_test(test_state),
+		cmocka_unit_test(test_real_proc_states),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

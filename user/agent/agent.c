@@ -134,33 +134,6 @@ static void reopen_log(struct td_agent *agent)
 	agent_log(agent, "log reopened");
 }
 
-/* $STATE_DIRECTORY/spool.db under systemd (the first of its paths), else ~/.topdown/spool.db. */
-static int default_spool_path(char *buf, size_t len, char *err, size_t errlen)
-{
-	const char *state = getenv("STATE_DIRECTORY"), *home = getenv("HOME");
-	size_t used;
-
-	if (state && state[0]) {
-		snprintf(buf, len, "%.*s/spool.db", (int)strcspn(state, ":"), state);
-		return 0;
-	}
-	if (!home || !home[0]) {
-		snprintf(err, errlen, "neither STATE_DIRECTORY nor HOME is set: give the spool a place with --spool PATH");
-		return -EINVAL;
-	}
-	used = snprintf(buf, len, "%s/.topdown", home);
-	if (used + sizeof("/spool.db") > len) {
-		snprintf(err, errlen, "HOME is too long a path for the spool: give it a place with --spool PATH");
-		return -ENAMETOOLONG;
-	}
-	if (mkdir(buf, 0700) && errno != EEXIST) {
-		snprintf(err, errlen, "cannot create %.300s: %s; give the spool a place with --spool PATH", buf, strerror(errno));
-		return -errno;
-	}
-	strcat(buf, "/spool.db");
-	return 0;
-}
-
 /* --- self-accounting --- */
 
 static int64_t clock_now_ns(clockid_t clock)
@@ -831,7 +804,7 @@ static int prepare(struct td_agent *agent, const struct td_agent_config *a, char
 					       &agent->tma, err, errlen);
 	if (!ret)
 		ret = new_engine(agent, err, errlen);
-	if (!ret && !a->spool && !(ret = default_spool_path(spool, sizeof(spool), err, errlen)))
+	if (!ret && !a->spool && !(ret = td_sink_default_spool_path(spool, sizeof(spool), err, errlen)))
 		sink.spool_path = spool;
 	if (!ret && !(agent->sink = td_sink_open(&sink, err, errlen)))
 		ret = -EINVAL;

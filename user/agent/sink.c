@@ -295,6 +295,34 @@ void td_sink_stats(const struct td_sink *sink, struct td_sink_stats *out)
 
 /* ---- opening and closing ---- */
 
+/* $STATE_DIRECTORY/spool.db under systemd (the first of its paths), else ~/.topdown/spool.db. */
+int td_sink_default_spool_path(char *buf, size_t len, char *err, size_t errlen)
+{
+	const char *state = getenv("STATE_DIRECTORY"), *home = getenv("HOME");
+	size_t used;
+
+	if (state && state[0]) {
+		snprintf(buf, len, "%.*s/spool.db", (int)strcspn(state, ":"), state);
+		return 0;
+	}
+	if (!home || !home[0]) {
+		snprintf(err, errlen, "neither STATE_DIRECTORY nor HOME is set: give the spool a place with --spool PATH");
+		return -EINVAL;
+	}
+	used = snprintf(buf, len, "%s/.topdown", home);
+	if (used + sizeof("/spool.db") > len) {
+		snprintf(err, errlen, "HOME is too long a path for the spool: give it a place with --spool PATH");
+		return -ENAMETOOLONG;
+	}
+	if (mkdir(buf, 0700) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %.300s: %s; give the spool a place with --spool PATH", buf, strerror(errno));
+		return -errno;
+	}
+	strcat(buf, "/spool.db");
+	return 0;
+}
+
+
 /* Creates the spool file 0600, or makes an existing one 0600, before
  * SQLite opens it and its WAL files take its mode. */
 static int make_private(const char *path, char *err, size_t errlen)

@@ -27,6 +27,14 @@ struct td_sink_config {
 	const char *spool_path;      /* the spool's SQLite file; created 0600 when missing */
 };
 
+/*
+ * Where runs wait unless --spool says otherwise, for the agent and collect
+ * alike, so each replays what the other left: $STATE_DIRECTORY/spool.db
+ * under systemd (the first of its paths), else ~/.topdown/spool.db
+ * (~/.topdown made 0700 when missing). 0, or -errno with err.
+ */
+int td_sink_default_spool_path(char *buf, size_t len, char *err, size_t errlen);
+
 struct td_sink_stats {
 	uint64_t stored;      /* runs the store took directly */
 	uint64_t spooled;     /* runs that went to the spool */

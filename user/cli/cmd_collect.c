@@ -4,7 +4,15 @@
  * print its per-thread result.
  *
  * Everything the user typed is checked, and the database opened, before
- * the BPF programs load: a mistake costs nothing and stores nothing.
+ * the BPF programs load: a mistake costs nothing and stores nothing. A
+ * --pid that is a kernel thread or a zombie is such a mistake.
+ *
+ * The window ends at --duration, at a stop signal (INT, TERM, HUP, QUIT:
+ * the run is stored, marked partial), or when every target has exited
+ * (a whole run, ending there; see td_collector_targets_running for what
+ * every target is). A database that does not take the run sends it to
+ * the agent's spool (save_run), from where the next collect or the agent
+ * moves it; the table is printed either way, saying where the run went.
  *
  * Top-Down: unless --events names the counters, the CPU's model (or
  * --cpu-model) and --level choose them (user/collect/tma_events.h); after the
@@ -19,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,7 +44,9 @@
 #include "hot.h"
 #include "query_render.h"
 #include "locate.h"
+#include "procmatch.h"
 #include "run.h"
+#include "sink.h"
 #include "storage.h"
 #include "store_open.h"
 #include "tma_events.h"
@@ -57,6 +68,7 @@ struct collect_args {
 	size_t nr_events;
 	const char *db;
 	struct td_store_flags store_flags;
+	const char *spool;         /* --spool: where the run waits when the store cannot take it */
 	bool sample;               /* --sample: locate where the samples land */
 	const char *sample_event;  /* --sample=EVENT; NULL: the default */
 	const char *sample_for;    /* --sample-for NODE: the default is that node's event */
@@ -117,6 +129,9 @@ static const struct td_opt collect_options[] = {
 	TD_OPTION("sample-period", TD_OPT_U64, offsetof(struct collect_args, sample_period), "N",
 		  "a sample every N events instead (exact counts, e.g. under emulation)", .min = 1, .max = 1L << 40),
 	TD_OPTS_STORE(struct collect_args, db, store_flags),
+	TD_OPTION("spool", TD_OPT_NAME, offsetof(struct collect_args, spool), "PATH",
+		  "where the run waits when the database cannot take it, as the agent's "
+		  "(default $STATE_DIRECTORY/spool.db, else ~/.topdown/spool.db)"),
 	{ 0 }
 };
 
@@ -124,7 +139,8 @@ static const struct td_cli collect_command = {
 	.command = "collect",
 	.synopsis = "usage: topdown collect (--process NAME | --pid PID[,PID...] | --system-wide)\n"
 		    "                       [--duration 10s] [--interval 1s] [--level 1..3] [--cpu-model NAME]\n"
-		    "                       [--label key=value]... [--events LIST] [--db PATH] [--json | --all-threads]\n"
+		    "                       [--label key=value]... [--events LIST] [--db PATH] [--spool PATH]\n"
+		    "                       [--json | --all-threads]\n"
 		    "                       [--sample[=EVENT] | --sample-for NODE] [--sample-freq HZ | --sample-period N]\n",
 	.opts = collect_options,
 };
@@ -218,9 +234,14 @@ static int add_interval(struct td_run *run, const struct td_interval *interval)
 	return 0;
 }
 
-/* Polls exits until the interval ends, then drains one interval into run. */
+/*
+ * Polls exits until the interval ends, or every target has exited
+ * (*targets_exited), then drains one interval into run. A poll returns
+ * at the latest after 100 ms, and at once when a thread exits, so the
+ * window ends within 100 ms of the last target's exit.
+ */
 static int collect_interval(struct td_collector *c, struct td_run *run, struct locate_run *lr, int64_t end_mono,
-			    int64_t deadline_mono, bool progress, char *err, size_t errlen)
+			    int64_t deadline_mono, bool progress, bool *targets_exited, char *err, size_t errlen)
 {
 	struct td_interval interval = { .seq = run->nr_intervals, .start_ns = clock_now_ns(CLOCK_REALTIME) };
 	int64_t now;
@@ -231,6 +252,10 @@ static int collect_interval(struct td_collector *c, struct td_run *run, struct l
 
 		if ((ret = td_collector_poll(c, wait_ms < 100 ? wait_ms : 100, err, errlen)))
 			return ret;
+		if (!td_collector_targets_running(c)) {
+			*targets_exited = true;
+			break;
+		}
 		if (progress)
 			show_progress(c, deadline_mono - clock_now_ns(CLOCK_MONOTONIC));
 	}
@@ -249,8 +274,13 @@ static int collect_interval(struct td_collector *c, struct td_run *run, struct l
 	return ret;
 }
 
+/*
+ * The window: until --duration has passed, a stop signal came (the run is
+ * partial), or every target has exited (*targets_exited: a whole run,
+ * whose window ends there).
+ */
 static int run_collection(struct td_collector *c, const struct collect_args *a, struct td_run *run,
-			  struct locate_run *lr, char *err, size_t errlen)
+			  struct locate_run *lr, bool *targets_exited, char *err, size_t errlen)
 {
 	bool progress = isatty(STDERR_FILENO);
 	int64_t start = clock_now_ns(CLOCK_MONOTONIC), deadline = start + a->duration_ns;
@@ -258,8 +288,9 @@ static int run_collection(struct td_collector *c, const struct collect_args *a, 
 
 	run->started_ns = clock_now_ns(CLOCK_REALTIME);
 	for (int64_t end = start + a->interval_ns; !ret && !stop_requested; end += a->interval_ns) {
-		ret = collect_interval(c, run, lr, end < deadline ? end : deadline, deadline, progress, err, errlen);
-		if (end >= deadline)
+		ret = collect_interval(c, run, lr, end < deadline ? end : deadline, deadline, progress,
+				       targets_exited, err, errlen);
+		if (end >= deadline || *targets_exited)
 			break;
 		if (!ret && !stop_requested) /* the next counter group's turn */
 			ret = td_collector_rotate(c, err, errlen);
@@ -276,18 +307,29 @@ static int run_collection(struct td_collector *c, const struct collect_args *a, 
 	return ret;
 }
 
-static void print_table(const struct td_run *run, const char *db_path, bool with_counters, bool all_threads)
+/* Where a run went: the store, or the spool that takes it there later. */
+struct destination {
+	const char *db_path;    /* the store's location */
+	bool spooled;           /* the store did not take it: it waits in the spool */
+	char spool_path[4096];  /* "" when no spool was needed and none could be named */
+	bool targets_exited;    /* the window ended when the last target exited */
+};
+
+static void print_table(const struct td_run *run, const struct destination *dest, bool with_counters,
+			bool all_threads)
 {
 	char a[32];
 	size_t exited = 0;
 
 	for (size_t i = 0; i < run->nr_threads; i++)
 		exited += run->threads[i].exited;
-	printf("run %s stored in %s%s\n", run->id, db_path, run->partial ? " (partial: stopped early)" : "");
+	printf("run %s %s %s%s\n", run->id, dest->spooled ? "waits in the spool" : "stored in",
+	       dest->spooled ? dest->spool_path : dest->db_path, run->partial ? " (partial: stopped early)" : "");
 	fputs("target ", stdout);
 	td_fputs_safe(stdout, run->process, 0); /* a process name: the program's own choice */
-	printf(", %s, %zu threads (%zu exited), %llu slices dropped\n\n",
-	       td_format_duration(run->ended_ns - run->started_ns, a, sizeof(a)), run->nr_threads, exited,
+	printf(", %s%s, %zu threads (%zu exited), %llu slices dropped\n\n",
+	       td_format_duration(run->ended_ns - run->started_ns, a, sizeof(a)),
+	       dest->targets_exited ? " (until the last target exited)" : "", run->nr_threads, exited,
 	       (unsigned long long)run->dropped);
 	if (run->nr_threads)
 		td_print_thread_table(stdout, run, with_counters, all_threads ? SIZE_MAX : TABLE_ROWS,
@@ -392,7 +434,8 @@ static json_t *thread_json(const struct td_run *run, const struct td_thread_row 
 			 "counters", counters, "running_fraction", fractions, "tma", tree);
 }
 
-static void print_json(const struct td_run *run, const struct td_tma_choice *tma, const char *attach_kind)
+static void print_json(const struct td_run *run, const struct td_tma_choice *tma, const char *attach_kind,
+		       const struct destination *dest)
 {
 	json_t *labels = json_object(), *threads = json_array(), *events = json_array(), *root;
 	json_t *thread_trees = tma->engine ? td_metric_trees_json(run, TD_SCOPE_THREAD) : NULL;
@@ -403,21 +446,50 @@ static void print_json(const struct td_run *run, const struct td_tma_choice *tma
 		json_array_append_new(events, json_string(run->event_names[e]));
 	for (size_t i = 0; i < run->nr_threads; i++)
 		json_array_append_new(threads, thread_json(run, &run->threads[i], thread_trees));
-	root = json_pack("{s:s, s:s, s:f, s:o, s:I, s:b, s:s, s:I, s:o, s:o, s:o}",
+	/* stored_in or spooled_in is null: where the run is not */
+	root = json_pack("{s:s, s:s, s:f, s:o, s:I, s:b, s:b, s:s, s:I, s:o, s:o, s:o, s:o, s:o}",
 			 "run_id", run->id, "process", run->process,
 			 "duration_s", (run->ended_ns - run->started_ns) / 1e9, "labels", labels,
 			 "dropped", (json_int_t)run->dropped, "partial", run->partial,
+			 "targets_exited", dest->targets_exited,
 			 "attach", attach_kind, "intervals", (json_int_t)run->nr_intervals,
-			 "events", events, "threads", threads, "tma", tma_json(run, tma));
+			 "events", events, "threads", threads, "tma", tma_json(run, tma),
+			 "stored_in", dest->spooled ? json_null() : json_string(dest->db_path),
+			 "spooled_in", dest->spooled ? json_string(dest->spool_path) : json_null());
 	json_decref(thread_trees);
 	json_dumpf(root, stdout, JSON_INDENT(2));
 	printf("\n");
 	json_decref(root);
 }
 
+/*
+ * --pid's PROCESS: the pids' comms, as ps and --process name them, so
+ * `topdown list --process NAME` finds the run; several programs' comms
+ * are joined by commas, each once, in the pids' order (the pid label
+ * keeps the numbers). A pid that exited meanwhile keeps its number: the
+ * collector refuses it next.
+ */
+static char *pid_comms(const struct td_target_args *t)
+{
+	char comms[TD_TARGET_MAX_PIDS][TD_TASK_COMM_LEN + 1], joined[TD_TARGET_MAX_PIDS * (TD_TASK_COMM_LEN + 1)] = "";
+	size_t used = 0;
+
+	for (size_t i = 0; i < t->nr_pids; i++) {
+		bool again = false;
+
+		if (td_proc_comm("/proc", t->pids[i], comms[i], sizeof(comms[i])))
+			snprintf(comms[i], sizeof(comms[i]), "%d", (int)t->pids[i]);
+		for (size_t j = 0; j < i && !again; j++)
+			again = !strcmp(comms[j], comms[i]);
+		if (!again)
+			used += snprintf(joined + used, sizeof(joined) - used, "%s%s", used ? "," : "", comms[i]);
+	}
+	return strdup(joined);
+}
+
 static int fill_run(struct td_run *run, const struct collect_args *a, const struct td_tma_choice *tma)
 {
-	run->process = td_target_args_describe(&a->target);
+	run->process = a->target.nr_pids ? pid_comms(&a->target) : td_target_args_describe(&a->target);
 	run->collector = strdup("bpf");
 	run->level = tma->wanted ? a->level : 0;
 	run->nr_events = a->nr_events;
@@ -431,8 +503,11 @@ static void install_stop_handlers(void)
 {
 	struct sigaction sa = { .sa_handler = request_stop }; /* no SA_RESTART: wake the poll */
 
+	/* a terminal that closes (SIGHUP) and Ctrl-backslash (SIGQUIT) stop the window as Ctrl-C does */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
 }
 
 /*
@@ -546,9 +621,101 @@ static int explain_undefined(const struct td_engine *engine, const struct td_run
 	return 0;
 }
 
+/*
+ * Writes run through sink, the agent's: what waits in the spool goes to
+ * the store first, and run joins the spool when the store does not take
+ * it (dest->spooled; why says why).
+ */
+static int write_through_sink(struct td_sink *sink, const char *spool_path, const struct td_run *run,
+			      struct destination *dest, char *why, size_t whylen, char *err, size_t errlen)
+{
+	struct td_sink_stats stats;
+	uint64_t earlier;
+	int ret = td_sink_write(sink, run, err, errlen);
+
+	td_sink_stats(sink, &stats);
+	/* a write replays 64 runs at most: run waits behind the rest while the store answers */
+	if (!ret && !stats.stored && stats.store_reachable && td_sink_flush(sink, why, whylen) == -EINVAL)
+		fprintf(stderr, "topdown collect: %s\n", why);
+	td_sink_stats(sink, &stats);
+	dest->spooled = !ret && !stats.stored && stats.spool_depth;
+	if (dest->spooled)
+		snprintf(why, whylen, "%s", stats.last_error);
+	earlier = stats.replayed - (!ret && !stats.stored && !dest->spooled); /* less run, when replayed */
+	if (earlier)
+		fprintf(stderr, "topdown collect: %llu earlier run%s moved from the spool %s into the store\n",
+			(unsigned long long)earlier, earlier == 1 ? "" : "s", spool_path);
+	return ret;
+}
+
+/*
+ * The run into the store: directly while no spool file exists, else
+ * through the spool the agent uses (td_sink_default_spool_path, or
+ * --spool), so that what waits there goes first. A store that does not
+ * take the run directly (busy beyond SQLite's 5 s timeout, a full disk,
+ * a lost server) gets a second try through the sink, then the run waits
+ * in the spool: collect waits at most 10 s for a busy store. A run the
+ * store refuses as invalid is an error, never spooled.
+ */
+static int save_run(const struct collect_args *a, const struct td_store_flags *flags, struct td_store *store,
+		    const struct td_run *run, struct destination *dest, char *err, size_t errlen)
+{
+	struct td_sink_config cfg = { .store = *flags, .db = a->db, .spool_path = dest->spool_path };
+	char store_error[512] = "", spool_error[512] = "";
+	struct td_sink *sink = NULL;
+	bool spool_named = true;
+	struct stat st;
+	int ret;
+
+	if (a->spool)
+		snprintf(dest->spool_path, sizeof(dest->spool_path), "%s", a->spool);
+	else if (td_sink_default_spool_path(dest->spool_path, sizeof(dest->spool_path), spool_error,
+					    sizeof(spool_error)))
+		spool_named = false;
+	if (spool_named && !stat(dest->spool_path, &st) && !(sink = td_sink_open(&cfg, spool_error, sizeof(spool_error))))
+		fprintf(stderr, "topdown collect: %s; what waits there stays\n", spool_error);
+	if (!sink) {
+		ret = td_store_write_run(store, run, err, errlen);
+		if (!ret || ret == -EINVAL || ret == -EEXIST)
+			return ret;
+		snprintf(store_error, sizeof(store_error), "%s", err);
+		if (spool_named)
+			sink = td_sink_open(&cfg, spool_error, sizeof(spool_error));
+		if (!sink) {
+			snprintf(err, errlen, "%s; the run cannot wait in a spool either: %s", store_error, spool_error);
+			return ret;
+		}
+	}
+	ret = write_through_sink(sink, dest->spool_path, run, dest, store_error, sizeof(store_error), err, errlen);
+	td_sink_close(sink);
+	if (!ret && dest->spooled)
+		fprintf(stderr, "topdown collect: the store did not take run %s (%s); it waits in the spool %s, and the "
+			"next collect or agent start moves it there\n", run->id, store_error, dest->spool_path);
+	return ret;
+}
+
+/* --spool: a file of its own, in a directory that exists, checked before the window. */
+static int check_spool(const char *spool, const char *db_path, char *err, size_t errlen)
+{
+	char dir[4096];
+	struct stat a, b;
+	const char *slash = strrchr(spool, '/');
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - spool) + 1 : 1, slash ? spool : ".");
+	if (!*spool || access(dir, W_OK | X_OK)) {
+		snprintf(err, errlen, "--spool '%s' is not a file in a directory collect can write: give a writable path", spool);
+		return -EINVAL;
+	}
+	if (!stat(spool, &a) && !stat(db_path, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+		snprintf(err, errlen, "--spool '%s' is the database itself: give the spool a file of its own", spool);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The collection proper, once the arguments, host and database are fine. */
 static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, struct td_store *store,
-			     const char *db_path, char *err, size_t errlen)
+			     const struct td_store_flags *store_flags, const char *db_path, char *err, size_t errlen)
 {
 	struct td_collector_opts opts = {
 		.events = a->events, .nr_events = a->nr_events,
@@ -558,6 +725,7 @@ static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, 
 	struct td_run *run = td_run_new();
 	struct td_collector *c = NULL;
 	struct locate_run lr = { 0 };
+	struct destination dest = { .db_path = db_path };
 	int ret = run ? fill_run(run, a, tma) : -ENOMEM;
 
 	td_target_args_to_opts(&a->target, &opts);
@@ -574,7 +742,7 @@ static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, 
 	if (!ret) {
 		announce_tma(a, tma);
 		install_stop_handlers();
-		ret = run_collection(c, a, run, &lr, err, errlen);
+		ret = run_collection(c, a, run, &lr, &dest.targets_exited, err, errlen);
 	}
 	if (!ret && lr.locate && (ret = finish_locate(c, &lr, run)))
 		snprintf(err, errlen, "out of memory keeping the profile");
@@ -585,18 +753,18 @@ static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, 
 	if (!ret && tma->engine)
 		ret = explain_undefined(tma->engine, run, err, errlen);
 	if (!ret)
-		ret = td_store_write_run(store, run, err, errlen);
+		ret = save_run(a, store_flags, store, run, &dest, err, errlen);
 	if (!ret && !run->nr_threads) { /* stored all the same: an idle target is an answer */
 		char name[TD_SAFE_LEN(256)];
 
 		fprintf(stderr, "topdown collect: no thread of %s ran during the window; the run holds no threads "
-			"(a kernel thread, or a process asleep all along?)\n", td_safe_text(run->process, name, sizeof(name)));
+			"(was it asleep all along?)\n", td_safe_text(run->process, name, sizeof(name)));
 	}
 	if (!ret) {
 		if (a->json) {
-			print_json(run, tma, td_collector_attach_kind(c));
+			print_json(run, tma, td_collector_attach_kind(c), &dest);
 		} else {
-			print_table(run, db_path, !tma->engine, a->all_threads);
+			print_table(run, &dest, !tma->engine, a->all_threads);
 			if (tma->engine)
 				print_tma_table(run, tma);
 			if (run->profile)
@@ -615,7 +783,7 @@ int td_cmd_collect(int argc, char **argv)
 	struct td_tma_choice tma = { 0 };
 	struct td_store *store = NULL;
 	char err[768] = "", db_path[4096];
-	int ret;
+	int ret, failure = 1;
 
 	td_labels_init(&a.user_labels);
 	ret = parse_args(argc, argv, &a);
@@ -623,19 +791,27 @@ int td_cmd_collect(int argc, char **argv)
 		td_labels_free(&a.user_labels);
 		return ret < 0 ? 0 : ret;
 	}
-	ret = td_collect_check_host(err, sizeof(err));
+	/* a pid that cannot be counted costs no window */
+	for (size_t i = 0; !ret && i < a.target.nr_pids; i++)
+		ret = td_proc_check_target("/proc", a.target.pids[i], err, sizeof(err));
+	if (ret)
+		failure = TD_EXIT_USAGE;
+	if (!ret)
+		ret = td_collect_check_host(err, sizeof(err));
 	if (!ret)
 		ret = td_collect_choose_events(a.cpu_model, a.level, a.events_given, a.events, &a.nr_events, &tma,
 					       err, sizeof(err));
 	if (!ret && !(store = td_store_open_flags(&a.store_flags, a.db, TD_STORE_READ_WRITE, db_path, sizeof(db_path), err,
 						  sizeof(err))))
 		ret = -1;
+	if (!ret && a.spool && (ret = check_spool(a.spool, db_path, err, sizeof(err))))
+		failure = TD_EXIT_USAGE;
 	if (!ret)
-		ret = collect_and_store(&a, &tma, store, db_path, err, sizeof(err));
+		ret = collect_and_store(&a, &tma, store, &a.store_flags, db_path, err, sizeof(err));
 	if (ret)
 		td_print_error("topdown collect", err[0] ? err : strerror(-ret));
 	td_tma_choice_release(&tma);
 	td_store_close(store);
 	td_labels_free(&a.user_labels);
-	return ret ? 1 : 0;
+	return ret ? failure : 0;
 }

@@ -67,6 +67,8 @@ struct td_collector {
 	struct td_counter_plan plan;
 	__u8 *targets;          /* the targets map, mapped: a byte per tgid below nr_target_pids */
 	size_t nr_target_pids;
+	bool system_wide;
+	pid_t running_target;   /* the target td_collector_targets_running last found running */
 	uint32_t untimed_slots[TD_MAX_EVENTS]; /* per group: td_counter_group_untimed_slots */
 	size_t active_group;
 	const char *attach_kind;
@@ -433,6 +435,8 @@ static int set_targets(struct td_collector *c, const struct td_collector_opts *o
 		       char *err, size_t errlen)
 {
 	int ret;
+
+	c->system_wide = opts->system_wide;
 
 	for (size_t i = 0; i < opts->nr_pids; i++) {
 		if (kill(opts->pids[i], 0) && errno == ESRCH) {
@@ -1008,6 +1012,40 @@ static void prune_targets(struct td_collector *c)
 		if (kill(tgid, 0) && errno == ESRCH)
 			__atomic_store_n(p, 0, __ATOMIC_RELAXED);
 	}
+}
+
+/* A kernel thread a name matched (--process kworker/0:1) never exits: it runs. */
+static bool runs(pid_t pid)
+{
+	enum td_proc_state state = td_proc_state("/proc", pid);
+
+	return state == TD_PROC_RUNNING || state == TD_PROC_KERNEL_THREAD;
+}
+
+bool td_collector_targets_running(struct td_collector *c)
+{
+	const __u8 *end = c->targets + c->nr_target_pids;
+	pid_t last = c->running_target;
+
+	if (c->system_wide)
+		return true;
+	/* Usually the one found last time runs on: one stat file read. */
+	if (last && __atomic_load_n(&c->targets[last], __ATOMIC_RELAXED) && runs(last))
+		return true;
+	for (__u8 *p = c->targets; (p = memchr(p, 1, end - p)); p++) {
+		pid_t tgid = p - c->targets;
+		enum td_proc_state state = td_proc_state("/proc", tgid);
+
+		if (state == TD_PROC_RUNNING || state == TD_PROC_KERNEL_THREAD) {
+			c->running_target = tgid;
+			return true;
+		}
+		/* A process followed by name that is gone leaves for good: its pid may be reused. */
+		if (c->nr_process_names && state == TD_PROC_GONE)
+			__atomic_store_n(p, 0, __ATOMIC_RELAXED);
+	}
+	c->running_target = 0;
+	return false;
 }
 
 int td_collector_end_window(struct td_collector *c, struct td_thread_row **rows, size_t *count,

@@ -204,6 +204,18 @@ struct td_sample_tally {
 };
 void td_collector_sample_tally(const struct td_collector *collector, struct td_sample_tally *tally);
 
+/*
+ * Whether a target process still runs: false once every process the
+ * collector follows has exited (gone, or a zombie its parent has not
+ * reaped). The --pid processes; with process names, every process that
+ * had one of the names when counting started or took one since (at fork
+ * or exec), so a name's later process counts only while another still
+ * runs; a kernel thread a name matched never exits. Always true
+ * system-wide. Cheap while the target it found last runs on (one read
+ * of its stat file); else it scans the targets.
+ */
+bool td_collector_targets_running(struct td_collector *collector);
+
 /* Processes currently targeted (process mode), for progress reports. */
 size_t td_collector_thread_count(const struct td_collector *collector);
 

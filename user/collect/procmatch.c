@@ -35,6 +35,71 @@ int td_proc_comm(const char *proc_root, pid_t pid, char *buf, size_t len)
 	return td_read_first_line(path, buf, len);
 }
 
+/* PF_KTHREAD of the kernel's task flags, the stat file's ninth field. */
+#define PF_KTHREAD 0x00200000u
+
+/* Whether a process directory lists a thread besides its leader. */
+static bool has_other_threads(const char *proc_root, pid_t pid)
+{
+	char path[PATH_MAX];
+	struct dirent *entry;
+	pid_t tid;
+	bool other = false;
+	DIR *dir;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%d/task", proc_root, (int)pid) >= sizeof(path) ||
+	    !(dir = opendir(path)))
+		return false;
+	while (!other && (entry = readdir(dir)))
+		other = sscanf(entry->d_name, "%d", &tid) == 1 && tid != pid;
+	closedir(dir);
+	return other;
+}
+
+enum td_proc_state td_proc_state(const char *proc_root, pid_t pid)
+{
+	char path[PATH_MAX], line[1024];
+	unsigned flags = 0;
+	const char *after_comm;
+	char state = 0;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%d/stat", proc_root, (int)pid) >= sizeof(path) ||
+	    td_read_first_line(path, line, sizeof(line)))
+		return TD_PROC_GONE;
+	/* "pid (comm) S ppid pgrp session tty_nr tpgid flags ...": the comm may hold ") " itself */
+	after_comm = strrchr(line, ')');
+	if (!after_comm || sscanf(after_comm + 1, " %c %*d %*d %*d %*d %*d %u", &state, &flags) != 2)
+		return TD_PROC_GONE;
+	if (flags & PF_KTHREAD)
+		return TD_PROC_KERNEL_THREAD;
+	if ((state == 'Z' || state == 'X') && !has_other_threads(proc_root, pid))
+		return TD_PROC_ZOMBIE;
+	return TD_PROC_RUNNING;
+}
+
+int td_proc_check_target(const char *proc_root, pid_t pid, char *err, size_t errlen)
+{
+	char comm[64] = "", named[80] = "";
+
+	switch (td_proc_state(proc_root, pid)) {
+	case TD_PROC_RUNNING:
+		return 0;
+	case TD_PROC_KERNEL_THREAD:
+		if (td_proc_comm(proc_root, pid, comm, sizeof(comm)) == 0)
+			snprintf(named, sizeof(named), " (%s)", comm);
+		snprintf(err, errlen, "pid %d%s is a kernel thread, not a process --pid counts; name a user "
+			 "process, or use --system-wide, which counts kernel threads too", (int)pid, named);
+		return -EINVAL;
+	case TD_PROC_ZOMBIE:
+		snprintf(err, errlen, "pid %d has exited and waits for its parent to reap it (a zombie): nothing "
+			 "of it runs any more; name a running process", (int)pid);
+		return -EINVAL;
+	default:
+		snprintf(err, errlen, "no process with pid %d; check the pid with `ps -p %d`", (int)pid, (int)pid);
+		return -ESRCH;
+	}
+}
+
 /*
  * The basename of pid's executable, inside buf; NULL for kernel threads,
  * exited processes and those we may not inspect.

@@ -34,4 +34,20 @@ bool td_proc_matches(const char *proc_root, pid_t pid, const char *name);
 /* pid's comm, without the newline, into buf. 0 or -errno (-ENOENT: gone). */
 int td_proc_comm(const char *proc_root, pid_t pid, char *buf, size_t len);
 
+/*
+ * What pid is now, from its stat file: a process that runs user code, a
+ * kernel thread (it runs no user code), a zombie (every thread has
+ * exited; it waits for its parent to reap it), or gone. A thread-group leader that has exited while other threads of
+ * its process run shows as a zombie in its stat file but is running.
+ */
+enum td_proc_state { TD_PROC_RUNNING, TD_PROC_KERNEL_THREAD, TD_PROC_ZOMBIE, TD_PROC_GONE };
+enum td_proc_state td_proc_state(const char *proc_root, pid_t pid);
+
+/*
+ * A --pid value collect can count: 0 for a running process; else -ESRCH
+ * (gone) or -EINVAL (a kernel thread or a zombie) with err naming the pid
+ * and what to do.
+ */
+int td_proc_check_target(const char *proc_root, pid_t pid, char *err, size_t errlen);
+
 #endif

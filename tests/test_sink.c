@@ -595,6 +595,25 @@ static void test_store_file_deleted(void **state)
 	assert_primary_holds(f, 2, 3);
 }
 
+/* Runs waiting in the spool when the file goes reach the new file, in order. */
+static void test_store_file_deleted_spool_kept(void **state)
+{
+	struct fixture *f = fixture_of(state);
+	char path[PATH_MAX];
+	struct td_sink *sink;
+
+	own_store(f, path, sizeof(path));
+	spool_windows(f, 1, 2);
+	sink = open_sink(f); /* creates the file; the spool waits for a write */
+	assert_int_equal(unlink(path), 0);
+	write_window(f, sink, 3);
+	assert_file_changes(sink, 1, "was deleted");
+	assert_stats(sink, (struct counts){ .stored = 1, .replayed = 2, .reachable = true });
+	td_sink_close(sink);
+	assert_primary_holds(f, 1, 3);
+	assert_spool_holds(f, 1, 0);
+}
+
 /* An idle sink (a window without runs) still creates a deleted file anew. */
 static void test_store_file_deleted_while_idle(void **state)
 {
@@ -782,6 +801,7 @@ int main(int argc, char **argv)
 		SINK_TEST(test_unusable_spool, "sqlite"),
 		SINK_TEST(test_spool_is_private, "sqlite"),
 		SINK_TEST(test_store_file_deleted, "sqlite"),
+		SINK_TEST(test_store_file_deleted_spool_kept, "sqlite"),
 		SINK_TEST(test_store_file_deleted_while_idle, "sqlite"),
 		SINK_TEST(test_store_file_replaced, "sqlite"),
 		cmocka_unit_test(test_stats_of_no_sink),

@@ -4,7 +4,8 @@
  * runs never waits for the store, even while another process holds the
  * database; the runs arrive once it lets go, each marked with its delay;
  * nothing queued is lost when the writer stops; a window without runs
- * gives the spool its turn.
+ * gives the spool its turn; a run neither store nor spool takes is
+ * counted lost, with its reason.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -231,6 +232,33 @@ static void test_finish_with_the_store_down(void **state)
 	td_run_summaries_free(runs, count);
 }
 
+/* Neither the store (missing) nor the spool (held by another process past
+ * the busy timeout) takes the run: it is counted lost, with its reason. */
+static void test_lost_runs_counted(void **state)
+{
+	struct fixture *f = *state;
+	char missing[PATH_MAX + 32];
+	struct td_writer_state st;
+	struct td_writer *w;
+	sqlite3 *other = NULL;
+
+	snprintf(missing, sizeof(missing), "%s/later/store.db", f->dir);
+	f->cfg.db = missing;
+	w = start(f, 60000 * MS);
+	assert_int_equal(sqlite3_open(f->spool, &other), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+	td_writer_submit(w, window_runs(1), 1);
+	assert_int_equal(td_writer_finish(w, f->err, ERRLEN), 0); /* nothing waits in the spool */
+	sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(other);
+	td_writer_state(w, &st);
+	assert_int_equal(st.lost, 1);
+	assert_int_equal(st.queued, 0);
+	assert_non_null(strstr(st.last_lost, "of 'app' is lost"));
+	assert_non_null(strstr(st.last_lost, f->spool));
+	td_writer_free(w);
+}
+
 #define WRITER_TEST(test) cmocka_unit_test_setup_teardown(test, writer_setup, writer_teardown)
 
 int main(void)
@@ -240,6 +268,7 @@ int main(void)
 		WRITER_TEST(test_free_writes_what_is_queued),
 		WRITER_TEST(test_empty_window_replays_the_spool),
 		WRITER_TEST(test_finish_with_the_store_down),
+		WRITER_TEST(test_lost_runs_counted),
 	};
 
 	return cmocka_run_group_tests_name("agent writer", tests, NULL, NULL);

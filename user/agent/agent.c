@@ -568,7 +568,9 @@ static void report_sink(struct td_agent *agent)
 	if (stats->store_file_changes > agent->store_file_changes)
 		agent_log(agent, "%s", stats->store_file_note);
 	if (state.lost > agent->lost_runs)
-		agent_log(agent, "%s", state.last_lost);
+		agent_log(agent, "%llu run%s lost since the last window; the last: %s",
+			  (unsigned long long)(state.lost - agent->lost_runs), state.lost - agent->lost_runs == 1 ? "" : "s",
+			  state.last_lost);
 	agent->store_reachable = stats->store_reachable;
 	agent->store_file_changes = stats->store_file_changes;
 	agent->lost_runs = state.lost;

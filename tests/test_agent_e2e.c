@@ -614,7 +614,7 @@ static void test_stalled_store_keeps_each_window_its_own(void **state)
 
 	runs = runs_at(db_path, &count);
 	assert_int_equal(count, 18);
-	assert_contiguous(db_path, runs, count, 1500 * 1000000ll);
+	assert_contiguous(db_path, runs, count, 3000 * 1000000ll);
 	for (size_t i = 0; i < count; i++)
 		late += td_labels_get(&runs[i].labels, "agent.store_delay_ms") != NULL;
 	assert_true(late >= 2);
@@ -641,8 +641,8 @@ static void assert_every_window_kept(const char *kept, int64_t changed_ns, size_
 	print_message("  %zu windows in the old file, %zu in the new one\n", nr_before, nr_after);
 	assert_true(nr_after > 0);
 	assert_true(after[0].started_ns <= changed_ns);
-	assert_contiguous(db_path, after, nr_after, 1500 * 1000000ll);
-	assert_contiguous(kept, before, nr_before, 1500 * 1000000ll);
+	assert_contiguous(db_path, after, nr_after, 3000 * 1000000ll);
+	assert_contiguous(kept, before, nr_before, 3000 * 1000000ll);
 	/* a run written into the old file after it went is written again into the new one */
 	distinct = nr_before + nr_after;
 	for (size_t i = 0; i < nr_before; i++)

@@ -619,6 +619,14 @@ static void test_stalled_store_keeps_each_window_its_own(void **state)
 		late += td_labels_get(&runs[i].labels, "agent.store_delay_ms") != NULL;
 	assert_true(late >= 2);
 	td_run_summaries_free(runs, count);
+	{ /* what `topdown list` shows of the stall */
+		const char *argv[] = { "topdown", "list", "--json", "--db", db_path, NULL };
+		static struct cli_result listed;
+
+		cli_run(argv, &listed);
+		assert_int_equal(listed.status, 0);
+		assert_int_equal(count_in(listed.out, "\"agent.store_delay_ms\": \""), late);
+	}
 	read_log(log, sizeof(log));
 	assert_non_null(strstr(log, "the database does not take runs"));
 	assert_non_null(strstr(log, "the database takes runs again"));

@@ -15,15 +15,22 @@
 #      pipe` on CPU 0 alone and beside the agent (following an idle
 #      process, so every switch of the pipe runs its filter path), ROUNDS
 #      interleaved rounds (default 7), throughput against alone's in the
-#      same round; ALSO="LABEL=TOPDOWN_BINARY..." adds other builds.
+#      same round;
+#   5. a stalled store: 1 s windows on a one-thread spinner while another
+#      process holds the database (BEGIN EXCLUSIVE) for 9 s: the BPF time
+#      of the windows before the stall and of the first window after it,
+#      the busiest thread's on-CPU share of its window, the largest gap
+#      between windows, and the windows stored.
+# ALSO="LABEL=TOPDOWN_BINARY..." adds other builds to sections 1, 4 and 5,
+# run in turn with this one (section 1: WINDOW_ROUNDS rounds, default 3).
 #
-# usage: sudo [SECTIONS="window churn rss host"] [ROUNDS=7] [ALSO=...] bench/bench_agent.sh [BUILD_DIR] [WINDOWS]
+# usage: sudo [SECTIONS="window churn rss host stall"] [ROUNDS=7] [ALSO=...] bench/bench_agent.sh [BUILD_DIR] [WINDOWS]
 #   WINDOWS: default 10000
 # Prints Markdown tables; each names the command that produced it.
 set -euo pipefail
 out=${1:-build}
 windows=${2:-10000}
-sections=" ${SECTIONS:-window churn rss host} "
+sections=" ${SECTIONS:-window churn rss host stall} "
 topdown=$(realpath "${TD_TOPDOWN:-$out/topdown}") # TD_TOPDOWN: another build of it
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -35,6 +42,7 @@ command -v sqlite3 >/dev/null || { echo "bench: needs sqlite3 (make deps install
 ln -s "$(realpath "$out/td-workload")" "$work/td-bench-agt"
 
 want() { [[ $sections == *" $1 "* ]]; }
+builds=("this build=$topdown" ${ALSO:-})
 
 # label KEY DB: that label of every run, one per line
 label() { sqlite3 "$2" "SELECT json_extract(labels, '\$.\"$1\"') FROM runs;"; }
@@ -43,17 +51,33 @@ if want window; then
 echo "## topdown agent: cost per window"
 echo
 cmd="topdown agent --process td-bench-agt --every 1s --windows 30"
-"$work/td-bench-agt" --duration-ms 120000 --io-threads 4 --io-work-us 20 &
+"$work/td-bench-agt" --duration-ms 3600000 --io-threads 4 --io-work-us 20 &
 steady=$!
-$topdown agent --process td-bench-agt --every 1s --windows 30 --db "$work/steady.db" --spool "$work/s1.db" 2>/dev/null
-echo "\`$cmd\` (spinner + 4 io threads waking every 1 ms; $(nproc) CPUs), medians of 30 windows:"
-echo
-echo "| agent CPU per window | BPF run time per window | overhead |"
-echo "| --- | --- | --- |"
-printf "| %.2f ms | %.2f ms | %.3f%% |\n" "$(label agent.cpu_ms "$work/steady.db" | median)" \
-	"$(label agent.bpf_ms "$work/steady.db" | median)" "$(label agent.overhead_pct "$work/steady.db" | median)"
-echo
+declare -A cpu bpf overhead
+for ((r = 0; r < ${WINDOW_ROUNDS:-3}; r++)); do
+	for build in "${builds[@]}"; do
+		rm -f "$work/steady.db" "$work/s1.db"
+		"${build#*=}" agent --process td-bench-agt --every 1s --windows 30 --db "$work/steady.db" \
+			--spool "$work/s1.db" 2>/dev/null
+		cpu[${build%%=*}]+="$(label agent.cpu_ms "$work/steady.db" | tr '\n' ' ')"
+		bpf[${build%%=*}]+="$(label agent.bpf_ms "$work/steady.db" | tr '\n' ' ')"
+		overhead[${build%%=*}]+="$(label agent.overhead_pct "$work/steady.db" | tr '\n' ' ')"
+	done
+done
 kill $steady; wait $steady 2>/dev/null || true
+echo "\`$cmd\` (spinner + 4 io threads waking every 1 ms; $(nproc) CPUs), ${WINDOW_ROUNDS:-3} interleaved"
+echo "rounds of 30 windows per build, median (interquartile range) over the windows:"
+echo
+echo "| agent | agent CPU per window, ms | BPF run time per window, ms | overhead, % |"
+echo "| --- | --- | --- | --- |"
+for build in "${builds[@]}"; do
+	l=${build%%=*}
+	printf "| %s | %.2f (%s) | %.2f (%s) | %.3f (%s) |\n" "$l" \
+		"$(tr ' ' '\n' <<<"${cpu[$l]}" | grep . | median)" "$(tr ' ' '\n' <<<"${cpu[$l]}" | grep . | iqr)" \
+		"$(tr ' ' '\n' <<<"${bpf[$l]}" | grep . | median)" "$(tr ' ' '\n' <<<"${bpf[$l]}" | grep . | iqr)" \
+		"$(tr ' ' '\n' <<<"${overhead[$l]}" | grep . | median)" "$(tr ' ' '\n' <<<"${overhead[$l]}" | grep . | iqr)"
+done
+echo
 
 fi
 
@@ -121,7 +145,6 @@ pipe_ops() {
 	if [ -n "$agent" ]; then kill -TERM "$agent"; wait "$agent" || true; fi
 	rm -f "$work/host.db" "$work/s4.db"
 }
-builds=("this build=$topdown" ${ALSO:-})
 declare -A ratios
 for ((r = 0; r < rounds; r++)); do
 	alone=$(pipe_ops none)
@@ -139,4 +162,44 @@ for build in "${builds[@]}"; do
 	printf "| %s | %.3f (%s) |\n" "$label" "$(tr ' ' '\n' <<<"${ratios[$label]}" | grep . | median)" \
 		"$(tr ' ' '\n' <<<"${ratios[$label]}" | grep . | spread)"
 done
+fi
+
+if want stall; then
+echo "## topdown agent: a stalled store"
+echo
+cmd="topdown agent --process td-bench-agt --every 1s --windows 16"
+echo "\`$cmd\` beside a one-thread spinner; after 4 windows are stored another process holds"
+echo "the database with \`BEGIN EXCLUSIVE\` for 9 s:"
+echo
+echo "| agent | BPF ms per window before the stall, median (IQR) | BPF ms, first window started after it | busiest thread, most of its window on CPU | largest gap between windows | windows stored |"
+echo "| --- | --- | --- | --- | --- | --- |"
+for build in "${builds[@]}"; do
+	rm -f "$work/stall.db" "$work/s5.db"
+	"$work/td-bench-agt" --duration-ms 60000 --io-threads 0 &
+	spinner=$!
+	"${build#*=}" agent --process td-bench-agt --every 1s --windows 16 --db "$work/stall.db" \
+		--spool "$work/s5.db" 2>/dev/null &
+	agent=$!
+	until [ "$(sqlite3 "$work/stall.db" 'SELECT count(*) FROM runs;' 2>/dev/null || echo 0)" -ge 4 ]; do
+		sleep 0.2
+	done
+	held_from=$(date +%s%N)
+	{ echo ".timeout 5000"; echo "BEGIN EXCLUSIVE;"; sleep 9; echo "COMMIT;"; } | sqlite3 "$work/stall.db"
+	held_to=$(date +%s%N)
+	wait $agent
+	kill $spinner; wait $spinner 2>/dev/null || true
+	# per window: start, end, BPF ms, the busiest thread's share of the window
+	sqlite3 -separator ' ' "$work/stall.db" "SELECT r.started_ns, r.ended_ns,
+		json_extract(r.labels, '\$.\"agent.bpf_ms\"'),
+		(SELECT max(oncpu_ns) FROM threads t WHERE t.run_pk = r.pk) * 1.0 / (r.ended_ns - r.started_ns)
+		FROM runs r ORDER BY r.started_ns;" >"$work/stall.txt"
+	before=$(awk -v t="$held_from" '$2 <= t {print $3}' "$work/stall.txt")
+	printf "| %s | %.2f (%s) | %.2f | %.0f%% | %.3f s | %d of 16 |\n" "${build%%=*}" \
+		"$(median <<<"$before")" "$(iqr <<<"$before")" \
+		"$(awk -v t="$held_to" '$1 >= t {print $3; exit}' "$work/stall.txt")" \
+		"$(awk '{print $4 * 100}' "$work/stall.txt" | sort -g | tail -1)" \
+		"$(awk 'NR > 1 {print ($1 - end) / 1e9} {end = $2}' "$work/stall.txt" | sort -g | tail -1)" \
+		"$(wc -l <"$work/stall.txt")"
+done
+echo
 fi

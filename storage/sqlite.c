@@ -683,7 +683,16 @@ static int migrate(struct sqlite_store *s, char *err, size_t errlen)
 static void sqlite_close(struct td_store *store)
 {
 	struct sqlite_store *s = to_sqlite(store);
+	int moved = 0;
 
+	/*
+	 * A file deleted or renamed over while open keeps its -wal and -shm
+	 * at the path (SQLite removes them at close only while the file is
+	 * there), and a database created there next would replay that WAL as
+	 * its own. Emptied into the old file first, it is harmless.
+	 */
+	if (s->db && sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved)
+		exec_sql(s, "PRAGMA wal_checkpoint(TRUNCATE)");
 	sqlite3_close(s->db);
 	free(s);
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include <bpf/bpf.h>
+#include <sqlite3.h>
 
 #include "backends.h"
 #include "cli.h"
@@ -513,6 +514,225 @@ static struct td_thread_row spinner_row(const char *run_id, size_t *nr_events)
 	td_store_close(store);
 	assert_true(row.tid != 0);
 	return row;
+}
+
+/* --- the store stalled, deleted, replaced --- */
+
+/* Every run in the SQLite file at path, oldest first. */
+static struct td_run_summary *runs_at(const char *path, size_t *count)
+{
+	struct td_store_config config = { .path = path };
+	struct td_run_filter oldest = { .oldest_first = true };
+	struct td_run_summary *runs = NULL;
+	struct td_store *store;
+	char err[512];
+
+	if (!(store = td_store_open(&config, err, sizeof(err))))
+		fail_msg("%s", err);
+	if (td_store_list_runs(store, &oldest, &runs, count, err, sizeof(err)))
+		fail_msg("%s", err);
+	td_store_close(store);
+	return runs;
+}
+
+/* The largest on-CPU time of a thread of run (in the file at path) over its window's length. */
+static double busiest_thread_share(const char *path, const struct td_run_summary *summary)
+{
+	struct td_store_config config = { .path = path };
+	struct td_store *store = td_store_open(&config, NULL, 0);
+	double wall = (double)(summary->ended_ns - summary->started_ns), most = 0;
+	struct td_run *run;
+	char err[512];
+
+	assert_non_null(store);
+	if (td_store_read_run(store, summary->id, &run, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (size_t i = 0; i < run->nr_threads; i++)
+		if (run->threads[i].oncpu_ns / wall > most)
+			most = run->threads[i].oncpu_ns / wall;
+	td_run_free(run);
+	td_store_close(store);
+	return most;
+}
+
+/* More than a 1 s window runs to when late (one of an ASan build on a host
+ * with a load of 24 ran past 3 s), less than the 12 s stall: no window
+ * swallows the stall. */
+#define LONGEST_WINDOW_NS (6 * NS_PER_SEC)
+
+/*
+ * Runs that follow each other: each starts where the one before it ended,
+ * none is longer than LONGEST_WINDOW_NS, and no thread is on CPU for longer
+ * than its run's window (give or take the scheduler's runtime lag at each
+ * end: a tick, 4 ms at HZ=250).
+ */
+static void assert_contiguous(const char *path, const struct td_run_summary *runs, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		int64_t wall = runs[i].ended_ns - runs[i].started_ns;
+		double share = busiest_thread_share(path, &runs[i]);
+
+		print_message("  window %zu: %.3f s, %s after the last; busiest thread %.1f%% on CPU; stored %s ms late\n",
+			      i, wall / 1e9, i ? (runs[i].started_ns == runs[i - 1].ended_ns ? "right" : "NOT right") : "-",
+			      share * 100, td_labels_get(&runs[i].labels, "agent.store_delay_ms") ?: "0");
+		assert_true(wall > 0 && wall < LONGEST_WINDOW_NS);
+		assert_true(share * wall <= wall + 2 * 4e6);
+		if (i)
+			assert_true(runs[i].started_ns == runs[i - 1].ended_ns);
+	}
+}
+
+/*
+ * Another process holds the database (BEGIN EXCLUSIVE) for 12 s, more
+ * than twice SQLite's 5 s busy timeout, so that at least one write fails
+ * and its runs go to the spool: windows still end at their boundaries,
+ * each with its own counts (no thread above 100% of its window), one
+ * right after the other; the stall is a delay in storing, said in the
+ * log and on the runs stored late; in the end every window is stored.
+ */
+static void test_stalled_store_keeps_each_window_its_own(void **state)
+{
+	const char *args[] = { "--process", NULL, "--every", "1s", "--windows", "18", NULL };
+	struct td_run_summary *runs;
+	size_t count, late = 0;
+	sqlite3 *holder = NULL;
+	pid_t worker, agent;
+	char log[8192];
+	int go;
+
+	(void)state;
+	e2e_require_bpf();
+	fresh("stall");
+	args[1] = name;
+	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "60000", "--io-threads", "0", NULL);
+	release(go);
+	agent = agent_start(args);
+	assert_true(wait_for_runs(name, 3, 30) >= 3);
+	assert_int_equal(sqlite3_open(db_path, &holder), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(holder, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+	sleep(12);
+	assert_int_equal(sqlite3_exec(holder, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(holder);
+	assert_int_equal(agent_wait(agent), 0);
+	kill(worker, SIGTERM);
+	reap(worker);
+
+	runs = runs_at(db_path, &count);
+	assert_int_equal(count, 18);
+	assert_contiguous(db_path, runs, count);
+	for (size_t i = 0; i < count; i++)
+		late += td_labels_get(&runs[i].labels, "agent.store_delay_ms") != NULL;
+	assert_true(late >= 2);
+	td_run_summaries_free(runs, count);
+	{ /* what `topdown list` shows of the stall */
+		const char *argv[] = { "topdown", "list", "--json", "--db", db_path, NULL };
+		static struct cli_result listed;
+
+		cli_run(argv, &listed);
+		assert_int_equal(listed.status, 0);
+		assert_int_equal(count_in(listed.out, "\"agent.store_delay_ms\": \""), late);
+	}
+	read_log(log, sizeof(log));
+	assert_non_null(strstr(log, "the database does not take runs"));
+	assert_non_null(strstr(log, "the database takes runs again"));
+	done();
+}
+
+/*
+ * The agent's database changes under it at changed_ns: the file now at
+ * db_path holds every window from the one under way then on, one after
+ * the other; the file that was there (kept, still linked) and it together
+ * hold every window the agent counted.
+ */
+static void assert_every_window_kept(const char *kept, int64_t changed_ns, size_t windows)
+{
+	struct td_run_summary *before, *after;
+	size_t nr_before, nr_after, distinct;
+
+	before = runs_at(kept, &nr_before);
+	after = runs_at(db_path, &nr_after);
+	print_message("  %zu windows in the old file, %zu in the new one\n", nr_before, nr_after);
+	assert_true(nr_after > 0);
+	assert_true(after[0].started_ns <= changed_ns);
+	assert_contiguous(db_path, after, nr_after);
+	assert_contiguous(kept, before, nr_before);
+	/* a run written into the old file after it went is written again into the new one */
+	distinct = nr_before + nr_after;
+	for (size_t i = 0; i < nr_before; i++)
+		for (size_t j = 0; j < nr_after; j++)
+			distinct -= !strcmp(before[i].id, after[j].id);
+	assert_int_equal(distinct, windows);
+	assert_true(!nr_before || before[nr_before - 1].ended_ns >= after[0].started_ns);
+	td_run_summaries_free(before, nr_before);
+	td_run_summaries_free(after, nr_after);
+}
+
+/* The agent's store, once it has taken some windows, deleted or replaced by change(). */
+static void store_file_changes(const char *test, void (*change)(const char *kept), const char *said)
+{
+	const char *args[] = { "--process", NULL, "--every", "1s", "--windows", "8", NULL };
+	char kept[160], log[8192];
+	int64_t changed_ns;
+	pid_t worker, agent;
+	struct timespec ts;
+	int go;
+
+	e2e_require_bpf();
+	fresh(test);
+	args[1] = name;
+	snprintf(kept, sizeof(kept), "%s/%s-kept.db", dir, test);
+	worker = e2e_spawn_workload_at(link_path, &go, NULL, "--duration-ms", "60000", "--io-threads", "0", NULL);
+	release(go);
+	agent = agent_start(args);
+	assert_true(wait_for_runs(name, 2, 30) >= 2);
+	assert_int_equal(link(db_path, kept), 0); /* to read the old file afterwards */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	changed_ns = ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+	change(kept);
+	assert_int_equal(agent_wait(agent), 0);
+	kill(worker, SIGTERM);
+	reap(worker);
+
+	read_log(log, sizeof(log));
+	assert_int_equal(count_in(log, said), 1);
+	assert_int_equal(access(db_path, F_OK), 0);
+	assert_every_window_kept(kept, changed_ns, 8);
+	done();
+}
+
+static void delete_store(const char *kept)
+{
+	(void)kept;
+	assert_int_equal(unlink(db_path), 0);
+}
+
+/* Another topdown database renamed over the agent's. */
+static void replace_store(const char *kept)
+{
+	struct td_store_config config = { .path = NULL };
+	char other[192], err[512];
+	struct td_store *store;
+
+	snprintf(other, sizeof(other), "%s.other", kept);
+	config.path = other;
+	if (!(store = td_store_open(&config, err, sizeof(err))))
+		fail_msg("%s", err);
+	td_store_close(store);
+	assert_int_equal(rename(other, db_path), 0);
+}
+
+/* rm of the database under the running agent: said once, created anew, no window lost. */
+static void test_deleted_store_file_is_created_anew(void **state)
+{
+	(void)state;
+	store_file_changes("deleted", delete_store, "was deleted while the agent had it open");
+}
+
+/* Another database moved over the agent's: said once, written from then on, no window lost. */
+static void test_replaced_store_file_is_written_from_then_on(void **state)
+{
+	(void)state;
+	store_file_changes("replaced", replace_store, "was replaced by another file");
 }
 
 /* --- counter groups --- */
@@ -1186,6 +1406,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bpf_untimed_without_sys_admin),
 		cmocka_unit_test(test_metrics_endpoint),
 		cmocka_unit_test(test_mcp_beside_the_windows),
+		cmocka_unit_test(test_stalled_store_keeps_each_window_its_own),
+		cmocka_unit_test(test_deleted_store_file_is_created_anew),
+		cmocka_unit_test(test_replaced_store_file_is_written_from_then_on),
 		{ .name = "test_pg_outage_spooled_then_replayed", .test_func = test_pg_outage_spooled_then_replayed,
 		  .setup_func = backend_setup, .teardown_func = pg_test_teardown, .initial_state = (void *)"postgresql" },
 	};

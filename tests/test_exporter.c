@@ -291,7 +291,8 @@ static struct td_run *window_run(const char *process, uint32_t pid, uint64_t mai
 
 static const struct td_agent_health some_health = {
 	.windows = 12, .partial_windows = 1, .dropped = 34, .spool_depth = 2,
-	.runs_spooled = 5, .runs_replayed = 3, .agent_cpu_seconds = 1.25,
+	.runs_spooled = 5, .runs_replayed = 3, .store_queue = 4, .runs_stored_late = 6,
+	.runs_lost = 7, .agent_cpu_seconds = 1.25,
 	.bpf_seconds = 0.0625, .overhead_percent = 0.8, .duty = 0.97,
 };
 
@@ -382,9 +383,12 @@ static void expect_health(const struct prom_text *x, const struct td_agent_healt
 		{ "topdown_agent_dropped_total", "counter", (double)h->dropped },
 		{ "topdown_agent_runs_spooled_total", "counter", (double)h->runs_spooled },
 		{ "topdown_agent_runs_replayed_total", "counter", (double)h->runs_replayed },
+		{ "topdown_agent_runs_stored_late_total", "counter", (double)h->runs_stored_late },
+		{ "topdown_agent_runs_lost_total", "counter", (double)h->runs_lost },
 		{ "topdown_agent_cpu_seconds_total", "counter", h->agent_cpu_seconds },
 		{ "topdown_agent_bpf_seconds_total", "counter", h->bpf_seconds },
 		{ "topdown_agent_spool_runs", "gauge", (double)h->spool_depth },
+		{ "topdown_agent_store_queue_runs", "gauge", (double)h->store_queue },
 		{ "topdown_agent_overhead_ratio", "gauge", h->overhead_percent / 100 },
 		{ "topdown_agent_duty_ratio", "gauge", h->duty },
 	};
@@ -424,7 +428,7 @@ static void test_render_window(void **state)
 	for (size_t i = 0; i < x.nr_samples; i++)
 		assert_null(prom_label(&x.samples[i], "tid"));
 	expect_health(&x, &some_health);
-	assert_int_equal(x.nr_samples, tma_samples(&x) + 10);
+	assert_int_equal(x.nr_samples, tma_samples(&x) + 13);
 	/* a family's samples sit between its TYPE line and the next family */
 	assert_non_null(strstr(text, "# TYPE topdown_tma_process_ratio gauge\n"
 				     "topdown_tma_process_ratio{process=\"memcached\",metric=\"Frontend_Bound\"} "));
@@ -447,8 +451,8 @@ static void test_empty_window_is_health_only(void **state)
 	text = render_ok(NULL, 0, NULL, &h);
 	parse_ok(text, &x);
 	promtool_check(text);
-	assert_int_equal(x.nr_samples, 10);
-	assert_int_equal(x.nr_families, 10);
+	assert_int_equal(x.nr_samples, 13);
+	assert_int_equal(x.nr_families, 13);
 	expect_health(&x, &h);
 	assert_non_null(strstr(text, "\ntopdown_agent_overhead_ratio NaN\n"));
 	prom_free(&x);
@@ -458,7 +462,7 @@ static void test_empty_window_is_health_only(void **state)
 	assert_non_null(bare);
 	text = render_ok(runs, 1, NULL, &h);
 	parse_ok(text, &x);
-	assert_int_equal(x.nr_samples, 10);
+	assert_int_equal(x.nr_samples, 13);
 	prom_free(&x);
 	free(text);
 

@@ -551,6 +551,140 @@ static void test_spool_busy_during_replay(void **state)
 	assert_spool_holds(f, 1, 0);
 }
 
+/* ---- the SQLite store's file deleted or replaced under the sink ---- */
+
+/* A store of the sink's own in the fixture's directory (no other connection
+ * holds it, as none holds an agent's database in production). */
+static void own_store(struct fixture *f, char *path, size_t len)
+{
+	snprintf(path, len, "%s/store.db", f->dir);
+	f->cfg.db = path;
+}
+
+static void assert_file_changes(struct td_sink *sink, uint64_t want, const char *words)
+{
+	struct td_sink_stats stats;
+
+	td_sink_stats(sink, &stats);
+	assert_int_equal(stats.store_file_changes, want);
+	if (!strstr(stats.store_file_note, words))
+		fail_msg("'%s' not in the note: '%s'", words, stats.store_file_note);
+}
+
+/*
+ * rm of the database: the next write notices, creates the file anew and
+ * writes there. The deleted file's WAL is not replayed into the new file,
+ * which holds window 2 alone.
+ */
+static void test_store_file_deleted(void **state)
+{
+	struct fixture *f = fixture_of(state);
+	char path[PATH_MAX];
+	struct td_sink *sink;
+
+	own_store(f, path, sizeof(path));
+	sink = open_sink(f);
+	write_window(f, sink, 1);
+	assert_int_equal(unlink(path), 0);
+	write_window(f, sink, 2);
+	assert_file_changes(sink, 1, "was deleted");
+	assert_stats(sink, (struct counts){ .stored = 2, .reachable = true });
+	write_window(f, sink, 3);
+	assert_file_changes(sink, 1, path); /* once */
+	td_sink_close(sink);
+	assert_primary_holds(f, 2, 3);
+}
+
+/* Runs waiting in the spool when the file goes reach the new file, in order. */
+static void test_store_file_deleted_spool_kept(void **state)
+{
+	struct fixture *f = fixture_of(state);
+	char path[PATH_MAX];
+	struct td_sink *sink;
+
+	own_store(f, path, sizeof(path));
+	spool_windows(f, 1, 2);
+	sink = open_sink(f); /* creates the file; the spool waits for a write */
+	assert_int_equal(unlink(path), 0);
+	write_window(f, sink, 3);
+	assert_file_changes(sink, 1, "was deleted");
+	assert_stats(sink, (struct counts){ .stored = 1, .replayed = 2, .reachable = true });
+	td_sink_close(sink);
+	assert_primary_holds(f, 1, 3);
+	assert_spool_holds(f, 1, 0);
+}
+
+/* An idle sink (a window without runs) still creates a deleted file anew. */
+static void test_store_file_deleted_while_idle(void **state)
+{
+	struct fixture *f = fixture_of(state);
+	char path[PATH_MAX];
+	struct td_sink *sink;
+
+	own_store(f, path, sizeof(path));
+	sink = open_sink(f);
+	write_window(f, sink, 1);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(td_sink_replay(sink, f->err, ERRLEN), 0);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_file_changes(sink, 1, "was deleted");
+	td_sink_close(sink);
+	assert_primary_holds(f, 1, 0);
+}
+
+/*
+ * Another database renamed over the sink's: the sink writes into it from
+ * then on, and it keeps what it held; the replaced file (still linked
+ * elsewhere) keeps window 1.
+ */
+static void test_store_file_replaced(void **state)
+{
+	struct fixture *f = fixture_of(state);
+	char path[PATH_MAX], other_path[PATH_MAX], kept[PATH_MAX];
+	struct td_store_config other_cfg = { .backend = "sqlite" };
+	struct td_run *seven = window(7);
+	struct td_store *other;
+	struct td_sink *sink;
+
+	own_store(f, path, sizeof(path));
+	snprintf(other_path, sizeof(other_path), "%s/other.db", f->dir);
+	snprintf(kept, sizeof(kept), "%s/kept.db", f->dir);
+	other_cfg.path = other_path;
+	other = td_store_open(&other_cfg, f->err, ERRLEN);
+	assert_non_null(other);
+	assert_int_equal(td_store_write_run(other, seven, f->err, ERRLEN), 0);
+	td_store_close(other);
+	td_run_free(seven);
+
+	sink = open_sink(f);
+	write_window(f, sink, 1);
+	assert_int_equal(link(path, kept), 0);
+	assert_int_equal(rename(other_path, path), 0);
+	write_window(f, sink, 2);
+	assert_file_changes(sink, 1, "was replaced by another file");
+	td_sink_close(sink);
+
+	other = open_primary(f);
+	{
+		struct td_run_filter all = { .oldest_first = true };
+		struct td_run_summary *runs = NULL;
+		size_t count = 0;
+		struct td_run *two = window(2);
+
+		assert_int_equal(td_store_list_runs(other, &all, &runs, &count, f->err, ERRLEN), 0);
+		assert_int_equal(count, 2);
+		assert_string_equal(runs[0].id, two->id);
+		seven = window(7);
+		assert_string_equal(runs[1].id, seven->id);
+		td_run_free(seven);
+		td_run_free(two);
+		td_run_summaries_free(runs, count);
+	}
+	td_store_close(other);
+	f->cfg.db = kept;
+	assert_primary_holds(f, 1, 1);
+}
+
 static void assert_open_fails(struct fixture *f, const char *words)
 {
 	assert_null(td_sink_open(&f->cfg, f->err, ERRLEN));
@@ -666,6 +800,10 @@ int main(int argc, char **argv)
 		SINK_TEST(test_bad_configuration, "sqlite"),
 		SINK_TEST(test_unusable_spool, "sqlite"),
 		SINK_TEST(test_spool_is_private, "sqlite"),
+		SINK_TEST(test_store_file_deleted, "sqlite"),
+		SINK_TEST(test_store_file_deleted_spool_kept, "sqlite"),
+		SINK_TEST(test_store_file_deleted_while_idle, "sqlite"),
+		SINK_TEST(test_store_file_replaced, "sqlite"),
 		cmocka_unit_test(test_stats_of_no_sink),
 	};
 

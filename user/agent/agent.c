@@ -26,6 +26,7 @@
 #include "run.h"
 #include "sink.h"
 #include "topdown.h"
+#include "writer.h"
 
 #define NS_PER_SEC 1000000000ll
 #define MIN_COUNTED_NS (100 * 1000000ll) /* --max-overhead never counts less of a window */
@@ -65,13 +66,16 @@ struct td_agent {
 	struct td_event events[TD_MAX_EVENTS];
 	size_t nr_events;
 	struct td_labels base_labels; /* host, collector, Top-Down */
-	struct td_sink *sink;
+	struct td_writer *writer;     /* owns the sink: runs are stored off the window loop */
 	struct td_exporter *exporter;
 	FILE *log;
 	bool *waiting;          /* per process name: none running, and said so */
 	int64_t counted_ns;     /* this window's counting time: --duration, or less under --max-overhead */
 	bool paused;
+	int64_t window_start;   /* CLOCK_MONOTONIC: where the next window starts, the last one's end */
+	int64_t window_start_real; /* the same instant, wall clock */
 	bool store_reachable;   /* at the last write, as the log last said */
+	uint64_t store_file_changes, lost_runs; /* the writer's counts, as the log last said */
 	bool bpf_timed;         /* the kernel can time the BPF programs (td_collector_bpf_run_ns) */
 	struct bpf_timing bpf;
 	uint64_t lost_threads;  /* the collector's count at the last window's end */
@@ -522,38 +526,35 @@ static void free_runs(struct td_run **runs, size_t nr_runs)
 	free(runs);
 }
 
-/* The sink's state into the health report; said once when the store stops or starts answering. */
+/*
+ * The writer's state into the health report; said once when the store
+ * stops or starts answering, when its file went, when runs are lost.
+ */
 static void report_sink(struct td_agent *agent)
 {
-	struct td_sink_stats stats;
+	struct td_writer_state state;
+	const struct td_sink_stats *stats = &state.sink;
 
-	td_sink_stats(agent->sink, &stats);
-	if (agent->store_reachable && !stats.store_reachable)
-		agent_log(agent, "the database does not take runs (%s): they wait in the spool", stats.last_error);
-	else if (!agent->store_reachable && stats.store_reachable)
-		agent_log(agent, "the database takes runs again; %zu still in the spool", stats.spool_depth);
-	agent->store_reachable = stats.store_reachable;
-	agent->health.spool_depth = stats.spool_depth;
-	agent->health.runs_spooled = stats.spooled;
-	agent->health.runs_replayed = stats.replayed;
-}
-
-/*
- * Into the store or the spool (the spool is replayed first, in order, once
- * the store answers). A window without runs still gives the spool its turn.
- */
-static void store_runs(struct td_agent *agent, struct td_run **runs, size_t nr_runs)
-{
-	char err[768];
-
-	if (!nr_runs)
-		td_sink_replay(agent->sink, err, sizeof(err));
-	for (size_t i = 0; i < nr_runs; i++) {
-		err[0] = '\0';
-		if (td_sink_write(agent->sink, runs[i], err, sizeof(err)))
-			agent_log(agent, "run %s of '%s' is lost: %s", runs[i]->id, runs[i]->process, err);
-	}
-	report_sink(agent);
+	td_writer_state(agent->writer, &state);
+	if (agent->store_reachable && !stats->store_reachable)
+		agent_log(agent, "the database does not take runs (%s): they wait in the spool", stats->last_error);
+	else if (!agent->store_reachable && stats->store_reachable)
+		agent_log(agent, "the database takes runs again; %zu still in the spool", stats->spool_depth);
+	if (stats->store_file_changes > agent->store_file_changes)
+		agent_log(agent, "%s", stats->store_file_note);
+	if (state.lost > agent->lost_runs)
+		agent_log(agent, "%llu run%s lost since the last window; the last: %s",
+			  (unsigned long long)(state.lost - agent->lost_runs), state.lost - agent->lost_runs == 1 ? "" : "s",
+			  state.last_lost);
+	agent->store_reachable = stats->store_reachable;
+	agent->store_file_changes = stats->store_file_changes;
+	agent->lost_runs = state.lost;
+	agent->health.spool_depth = stats->spool_depth;
+	agent->health.runs_spooled = stats->spooled;
+	agent->health.runs_replayed = stats->replayed;
+	agent->health.store_queue = state.queued;
+	agent->health.runs_stored_late = state.late;
+	agent->health.runs_lost = state.lost;
 }
 
 static void publish(struct td_agent *agent, struct td_run **runs, size_t nr_runs)
@@ -619,17 +620,26 @@ static void follow_bottleneck(struct td_agent *agent, struct td_run *const *runs
 		  opts.precise ? " (precise)" : "");
 }
 
-/* Ends window w: its runs, stored and published; the next duty decided. */
-static int finish_window(struct td_agent *agent, struct window *w, int64_t wall_ns, int64_t counted_ns,
-			 char *err, size_t errlen)
+/*
+ * Ends window w: its counts read, which is the next window's start; its
+ * runs published and queued for the writer; the next duty decided.
+ */
+static int finish_window(struct td_agent *agent, struct window *w, int64_t counted_ns, char *err, size_t errlen)
 {
 	struct td_thread_row *rows = NULL;
 	struct td_run **runs = NULL;
 	size_t n = 0, nr_runs = 0;
 	uint64_t lost = td_collector_lost_threads(agent->collector);
+	int64_t start = agent->window_start, wall_ns;
 	int ret = td_collector_end_window(agent->collector, &rows, &n, err, errlen);
 
-	w->end_ns = clock_now_ns(CLOCK_REALTIME);
+	/* the instant the counts were read ends this window and starts the next: no time falls between */
+	agent->window_start = clock_now_ns(CLOCK_MONOTONIC);
+	agent->window_start_real = clock_now_ns(CLOCK_REALTIME);
+	w->end_ns = agent->window_start_real;
+	wall_ns = agent->window_start - start;
+	if (counted_ns < 0) /* never paused: all of it was counted */
+		counted_ns = wall_ns;
 	w->lost_threads = lost - agent->lost_threads;
 	agent->lost_threads = lost;
 	if (!ret)
@@ -645,10 +655,12 @@ static int finish_window(struct td_agent *agent, struct window *w, int64_t wall_
 		agent->health.windows++;
 		agent->health.partial_windows += w->partial;
 		agent->health.dropped += w->lost_threads;
-		store_runs(agent, runs, nr_runs);
+		report_sink(agent);
 		publish(agent, runs, nr_runs);
 		follow_bottleneck(agent, runs, nr_runs);
 		adjust_duty(agent, &w->cost);
+		td_writer_submit(agent->writer, runs, nr_runs); /* the writer's now */
+		return 0;
 	}
 	free_runs(runs, nr_runs);
 	return ret;
@@ -705,11 +717,15 @@ static int count(struct td_agent *agent, int64_t end, char *err, size_t errlen)
 	return ret;
 }
 
+/*
+ * A window from the last one's end (agent->window_start) to --every
+ * after it. The collector, paused for the rest of the last window when
+ * the duty cycle asked, counts from its resume for the counted time.
+ */
 static int run_window(struct td_agent *agent, char *err, size_t errlen)
 {
-	struct window w = { .start_ns = clock_now_ns(CLOCK_REALTIME) };
-	int64_t start = clock_now_ns(CLOCK_MONOTONIC), counted, wall;
-	int64_t end = start + (int64_t)agent->args->every_ns;
+	struct window w = { .start_ns = agent->window_start_real };
+	int64_t end = agent->window_start + (int64_t)agent->args->every_ns, counted = -1, count_start;
 	int ret = 0;
 
 	if (agent->paused) {
@@ -717,19 +733,19 @@ static int run_window(struct td_agent *agent, char *err, size_t errlen)
 			return ret;
 		agent->paused = false;
 	}
-	if ((ret = start_bpf_sample(agent, start, err, errlen)))
+	count_start = clock_now_ns(CLOCK_MONOTONIC);
+	if ((ret = start_bpf_sample(agent, count_start, err, errlen)))
 		return ret;
-	ret = count(agent, start + agent->counted_ns, err, errlen);
-	counted = clock_now_ns(CLOCK_MONOTONIC) - start;
-	if (!ret && !*agent->args->stop_requested && counted < (int64_t)agent->args->every_ns) {
+	ret = count(agent, count_start + agent->counted_ns < end ? count_start + agent->counted_ns : end, err, errlen);
+	if (!ret && !*agent->args->stop_requested && clock_now_ns(CLOCK_MONOTONIC) < end) {
 		td_collector_pause(agent->collector);
 		agent->paused = true;
+		counted = clock_now_ns(CLOCK_MONOTONIC) - count_start;
 		ret = wait_until(agent, end, err, errlen);
 	}
 	w.partial = *agent->args->stop_requested;
-	wall = clock_now_ns(CLOCK_MONOTONIC) - start;
-	if (!ret) /* never paused: all of it was counted */
-		ret = finish_window(agent, &w, wall, agent->paused ? counted : wall, err, errlen);
+	if (!ret)
+		ret = finish_window(agent, &w, counted, err, errlen);
 	return ret;
 }
 
@@ -792,7 +808,8 @@ static int prepare(struct td_agent *agent, const struct td_agent_config *a, char
 		.nr_process_names = a->nr_process_names, .wait_for_targets = true,
 	};
 	char spool[4096];
-	struct td_sink_config sink = { .store = a->store_flags, .db = a->db, .spool_path = a->spool };
+	struct td_sink_config sink_config = { .store = a->store_flags, .db = a->db, .spool_path = a->spool };
+	struct td_sink *sink = NULL;
 	int ret = td_collect_check_host(err, errlen);
 
 	if (!ret && a->events_given) {
@@ -805,9 +822,14 @@ static int prepare(struct td_agent *agent, const struct td_agent_config *a, char
 	if (!ret)
 		ret = new_engine(agent, err, errlen);
 	if (!ret && !a->spool && !(ret = td_sink_default_spool_path(spool, sizeof(spool), err, errlen)))
-		sink.spool_path = spool;
-	if (!ret && !(agent->sink = td_sink_open(&sink, err, errlen)))
+		sink_config.spool_path = spool;
+	if (!ret && !(sink = td_sink_open(&sink_config, err, errlen)))
 		ret = -EINVAL;
+	/* late: stored more than a window after its end, when the next window is already in */
+	if (!ret && !(agent->writer = td_writer_start(sink, (int64_t)a->every_ns, err, errlen))) {
+		td_sink_close(sink);
+		ret = -EAGAIN;
+	}
 	if (!ret && a->metrics_listen && !(agent->exporter = td_exporter_start(a->metrics_listen, err, errlen)))
 		ret = -EINVAL;
 	if (!ret && !(agent->waiting = calloc(a->nr_process_names + 1, sizeof(*agent->waiting))))
@@ -824,6 +846,9 @@ static int prepare(struct td_agent *agent, const struct td_agent_config *a, char
 	opts.pmu_cpus = agent->tma.setup ? agent->tma.setup->pmu_cpus : NULL;
 	if (!(agent->collector = td_collector_new(&opts, err, errlen)))
 		return -EINVAL;
+	/* counting starts with the collector: so does the first window */
+	agent->window_start = clock_now_ns(CLOCK_MONOTONIC);
+	agent->window_start_real = clock_now_ns(CLOCK_REALTIME);
 	agent->cpu_ns = agent_cpu_ns();
 	agent->bpf.switches = host_switches();
 	agent->bpf_timed = true; /* until the kernel refuses (start_bpf_sample) */
@@ -840,7 +865,7 @@ void td_agent_free(struct td_agent *agent)
 	td_locate_free(agent->locate);
 	td_profile_free(agent->window_profile);
 	td_exporter_stop(agent->exporter);
-	td_sink_close(agent->sink);
+	td_writer_free(agent->writer);
 	td_tma_choice_release(&agent->tma);
 	td_labels_free(&agent->base_labels);
 	free(agent->waiting);
@@ -883,10 +908,15 @@ struct td_agent *td_agent_new(const struct td_agent_config *config, char *err, s
 int td_agent_run(struct td_agent *agent, char *err, size_t errlen)
 {
 	const struct td_agent_config *a = agent->args;
+	char why[512];
 	int ret = 0;
 
 	for (long window = 0; !ret && !*a->stop_requested && (!a->windows || window < a->windows); window++)
 		ret = run_window(agent, err, errlen);
+	/* every window's runs into the store, or the spool; the spool tried once more */
+	if (td_writer_finish(agent->writer, why, sizeof(why)) == -EINVAL)
+		agent_log(agent, "%s", why);
+	report_sink(agent);
 	if (ret && agent->log != stderr)
 		agent_log(agent, "%s", err[0] ? err : strerror(-ret));
 	else if (!ret)

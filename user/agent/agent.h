@@ -4,9 +4,12 @@
  *
  * The BPF programs load once and stay attached. Every --every the agent
  * ends a window: it drains the collector, which forgets what only that
- * window needed (so memory stays flat), and stores one run per target
- * process through the durable sink (user/agent/sink.h), with the window's
- * start and end, the labels, and what the agent itself cost.
+ * window needed (so memory stays flat), and queues one run per target
+ * process for the writer thread (user/agent/writer.h), which stores them
+ * through the durable sink (user/agent/sink.h), with the window's start
+ * and end, the labels, and what the agent itself cost. A window ends at
+ * the instant its counts are read, which starts the next: a stalled
+ * store delays storing, never a window's end.
  *
  * Inside a window the collector counts for --duration (the duty cycle;
  * the whole window by default) and is paused for the rest. Counting is
@@ -48,7 +51,11 @@
  *                      threads the run stands for, and of them those that exited:
  *                      more than its rows when a tid was reused in the window
  *                      (td_agent_merge_reused_tids)
- * The cost of storing a window falls in the next window's figures.
+ *   agent.store_delay_ms
+ *                      on a run that waited in memory for the writer for more
+ *                      than a window (a stalled store): how long (writer.h)
+ * The cost of building and storing a window falls in the next window's
+ * figures (the writer is a thread of the agent's).
  */
 #ifndef TOPDOWN_AGENT_H
 #define TOPDOWN_AGENT_H

@@ -26,6 +26,9 @@ struct td_agent_health {
 	size_t spool_depth;        /* runs waiting for the store */
 	uint64_t runs_spooled;     /* in total */
 	uint64_t runs_replayed;
+	size_t store_queue;        /* runs in memory, not yet handed to the store or the spool */
+	uint64_t runs_stored_late; /* runs handed over more than a window after their window's end */
+	uint64_t runs_lost;        /* runs neither the store nor the spool took */
 	double agent_cpu_seconds;  /* the agent's user+sys time, in total */
 	double bpf_seconds;        /* the BPF programs' run time (bpf_stats), in total */
 	double overhead_percent;   /* last window: (agent CPU + BPF time) / (window wall time x CPUs) */

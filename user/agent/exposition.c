@@ -11,8 +11,10 @@
  *   topdown_tma_thread_group_ratio{process,thread_group,metric,<user>}    gauge
  *   topdown_tma_thread_group_confidence_ratio{same labels}                gauge
  *   topdown_agent_{windows,partial_windows,dropped,runs_spooled,
- *                  runs_replayed,cpu_seconds,bpf_seconds}_total           counter
- *   topdown_agent_{spool_runs,overhead_ratio,duty_ratio}                  gauge
+ *                  runs_replayed,runs_stored_late,runs_lost,
+ *                  cpu_seconds,bpf_seconds}_total                         counter
+ *   topdown_agent_{spool_runs,store_queue_runs,overhead_ratio,
+ *                  duty_ratio}                                            gauge
  *
  * What is exported. Whole-run rows (interval_seq -1: the window) of
  * levels 1 and 2, per process and per thread group; metric is the dotted
@@ -409,12 +411,20 @@ static void write_health(FILE *out, const struct td_agent_health *h)
 		  (double)h->runs_spooled },
 		{ "topdown_agent_runs_replayed_total", "counter",
 		  "Spooled runs the store has since taken.", (double)h->runs_replayed },
+		{ "topdown_agent_runs_stored_late_total", "counter",
+		  "Runs stored (or spooled) more than a window after their window ended: "
+		  "a stalled store delayed them, their counts are their window's.",
+		  (double)h->runs_stored_late },
+		{ "topdown_agent_runs_lost_total", "counter",
+		  "Runs neither the store nor the spool took.", (double)h->runs_lost },
 		{ "topdown_agent_cpu_seconds_total", "counter",
 		  "The agent's own user and system CPU time.", h->agent_cpu_seconds },
 		{ "topdown_agent_bpf_seconds_total", "counter",
 		  "Run time of the agent's BPF programs.", h->bpf_seconds },
 		{ "topdown_agent_spool_runs", "gauge",
 		  "Runs waiting in the spool for the store.", (double)h->spool_depth },
+		{ "topdown_agent_store_queue_runs", "gauge",
+		  "Runs in the agent's memory waiting to be stored or spooled.", (double)h->store_queue },
 		{ "topdown_agent_overhead_ratio", "gauge",
 		  "Last window: agent CPU and BPF time over the window's wall time times CPUs.",
 		  h->overhead_percent / 100 },

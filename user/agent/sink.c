@@ -34,6 +34,17 @@
  *   it; when runs remain, the new run is spooled behind them.
  * - spool_depth is counted once at open and kept in step with every write
  *   to and deletion from the spool.
+ * - A SQLite store's file is known by its device and inode, taken when it
+ *   opens and compared with its path's before and after every write (two
+ *   stat calls: nothing beside a transaction). A file deleted or replaced
+ *   (renamed over) under an open connection keeps taking writes that no
+ *   one will ever read, so then the store is closed and opened anew at
+ *   the path, and a run that went into the old file is written again.
+ *   Closing first matters: the old connection checkpoints its WAL into
+ *   the old file and removes the -wal and -shm files, which SQLite would
+ *   otherwise replay into the new file. A file copied over in place
+ *   keeps its inode and is not noticed; that is a corruption no check
+ *   here can see. What was in the old file goes with it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -70,6 +81,9 @@ struct td_sink {
 	int64_t retry_at_ns;         /* CLOCK_MONOTONIC: no write tries the store before */
 	int64_t backoff_ns;          /* the wait after the next failure */
 	uint64_t reported_rejected;  /* stats.rejected at the last td_sink_flush() */
+	bool store_is_file;          /* a SQLite store: its file is watched */
+	dev_t store_dev;             /* the file the store opened */
+	ino_t store_ino;
 	struct td_sink_stats stats;
 };
 
@@ -106,16 +120,61 @@ static bool same_file(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
+/* The file the store just opened, to notice when it goes; PostgreSQL has none. */
+static void remember_store_file(struct td_sink *sink)
+{
+	struct stat st;
+
+	sink->store_is_file = stat(td_store_location(sink->store), &st) == 0;
+	sink->store_dev = sink->store_is_file ? st.st_dev : 0;
+	sink->store_ino = sink->store_is_file ? st.st_ino : 0;
+}
+
+/*
+ * Whether the open store's file has left its path (deleted, or another
+ * file put there): then the store is closed, the stats say so, and the
+ * next open_store() opens whatever is at the path now, at once.
+ */
+static bool store_file_gone(struct td_sink *sink)
+{
+	const char *path;
+	struct stat st;
+	bool deleted;
+
+	if (!sink->store || !sink->store_is_file)
+		return false;
+	path = td_store_location(sink->store);
+	if (stat(path, &st) == 0) {
+		if (st.st_dev == sink->store_dev && st.st_ino == sink->store_ino)
+			return false;
+		deleted = false;
+	} else if (errno == ENOENT) {
+		deleted = true;
+	} else { /* cannot look (EACCES...): the next write says what is wrong */
+		return false;
+	}
+	snprintf(sink->stats.store_file_note, sizeof(sink->stats.store_file_note),
+		 "the database file %s was %s while the agent had it open; runs go to the file "
+		 "at that path from now on (created anew when missing)", path,
+		 deleted ? "deleted" : "replaced by another file");
+	sink->stats.store_file_changes++;
+	td_store_close(sink->store);
+	sink->store = NULL;
+	sink->retry_at_ns = 0;
+	return true;
+}
+
 /*
  * Opens the store unless it is open, or it failed less than the back-off
  * ago and force is false (-EAGAIN, err untouched). -EINVAL with err when
- * the configuration cannot work; any failure leaves the store down.
+ * the configuration cannot work; any failure leaves the store down. An
+ * open store whose file has gone is opened anew.
  */
 static int open_store(struct td_sink *sink, bool force, char *err, size_t errlen)
 {
 	int ret;
 
-	if (sink->store)
+	if (sink->store && !store_file_gone(sink))
 		return 0;
 	if (!force && monotonic_ns() < sink->retry_at_ns)
 		return -EAGAIN;
@@ -131,22 +190,33 @@ static int open_store(struct td_sink *sink, bool force, char *err, size_t errlen
 		store_down(sink, err);
 		return ret;
 	}
+	remember_store_file(sink);
 	sink->stats.store_reachable = true;
 	sink->backoff_ns = RETRY_FIRST_NS;
 	return 0;
 }
 
-/* 0 when the store has run (also when it had it before), -EINVAL when it
- * refuses the run, -EAGAIN when it cannot take runs now (it is closed). */
+/*
+ * 0 when the store has run (also when it had it before), -EINVAL when it
+ * refuses the run, -EAGAIN when it cannot take runs now (it is closed).
+ * A run written into a file that went meanwhile went with it: it is
+ * written again into the file at the path now.
+ */
 static int write_to_store(struct td_sink *sink, const struct td_run *run,
 			  char *err, size_t errlen)
 {
-	int ret = td_store_write_run(sink->store, run, err, errlen);
+	for (;;) {
+		int ret = td_store_write_run(sink->store, run, err, errlen);
 
-	if (ret == 0 || ret == -EEXIST || ret == -EINVAL)
-		return ret == -EEXIST ? 0 : ret;
-	store_down(sink, err);
-	return -EAGAIN;
+		if (ret != 0 && ret != -EEXIST && ret != -EINVAL) {
+			store_down(sink, err);
+			return -EAGAIN;
+		}
+		if (ret == -EINVAL || !store_file_gone(sink))
+			return ret == -EEXIST ? 0 : ret;
+		if (open_store(sink, true, err, errlen) < 0)
+			return -EAGAIN;
+	}
 }
 
 static int spool_run(struct td_sink *sink, const struct td_run *run, char *err, size_t errlen)
@@ -259,10 +329,9 @@ int td_sink_write(struct td_sink *sink, const struct td_run *run, char *err, siz
 
 int td_sink_replay(struct td_sink *sink, char *err, size_t errlen)
 {
-	if (!sink->stats.spool_depth)
-		return 0;
+	/* also when the spool is empty: a store file that went is created anew */
 	if (open_store(sink, false, err, errlen) < 0)
-		return -EAGAIN;
+		return sink->stats.spool_depth ? -EAGAIN : 0;
 	return replay(sink, REPLAY_PER_WRITE, err, errlen);
 }
 

@@ -10,6 +10,12 @@
  * after the store has it, and a run the store already holds (-EEXIST:
  * run ids are the key) counts as stored. A replay cut short by a crash
  * therefore stores each run exactly once when it resumes.
+ *
+ * A SQLite store's file is watched (device and inode, at every write and
+ * replay): deleted or replaced under the sink, it is closed and opened
+ * anew at its path, which creates it; a run written into the old file
+ * after it went is written again into the new one (td_sink_stats says
+ * when, for the caller to log).
  */
 #ifndef TOPDOWN_SINK_H
 #define TOPDOWN_SINK_H
@@ -44,6 +50,9 @@ struct td_sink_stats {
 	size_t spool_depth;   /* runs waiting in the spool now */
 	bool store_reachable; /* at the last attempt */
 	char last_error[512]; /* why the store last failed to take a run; "" if never */
+	uint64_t store_file_changes; /* times the SQLite store's file was found deleted or
+				      * replaced, and opened anew at its path */
+	char store_file_note[512];   /* what happened the last time; "" if never */
 };
 
 /*
@@ -69,7 +78,8 @@ int td_sink_write(struct td_sink *sink, const struct td_run *run, char *err, siz
 /*
  * Replays up to 64 spooled runs when the back-off allows a try: what an
  * idle agent calls when a window has no run to write, so the spool still
- * drains. 0 when the spool is empty afterwards; -EAGAIN while runs remain.
+ * drains (and a deleted store file is still created anew). 0 when the
+ * spool is empty afterwards; -EAGAIN while runs remain.
  */
 int td_sink_replay(struct td_sink *sink, char *err, size_t errlen);
 

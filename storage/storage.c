@@ -695,12 +695,31 @@ char *td_event_names_to_json(const struct td_run *run)
 	return text;
 }
 
+/*
+ * Stored JSON as jansson loads it; *ret -ENOMEM when it failed for want
+ * of memory, which is no damage to the store, else -EIO. jansson reports
+ * an allocation that fails inside its lexer as a syntax error, so errno,
+ * which malloc sets, tells the two apart.
+ */
+static json_t *load_stored_json(const char *text, int *ret)
+{
+	json_t *json;
+
+	errno = 0;
+	json = text ? json_loads(text, 0, NULL) : NULL;
+	*ret = json ? 0 : text && errno == ENOMEM ? -ENOMEM : -EIO;
+	return json;
+}
+
 int td_labels_from_json(const char *text, struct td_labels *labels)
 {
-	json_t *obj = text ? json_loads(text, 0, NULL) : NULL;
+	int ret;
+	json_t *obj = load_stored_json(text, &ret);
 	const char *key;
 	json_t *value;
-	int ret = json_is_object(obj) ? 0 : -EIO;
+
+	if (obj && !json_is_object(obj))
+		ret = -EIO;
 
 	json_object_foreach(obj, key, value) {
 		if (!json_is_string(value))
@@ -716,9 +735,12 @@ int td_labels_from_json(const char *text, struct td_labels *labels)
 
 int td_event_names_from_json(const char *text, struct td_run *run)
 {
-	json_t *array = text ? json_loads(text, 0, NULL) : NULL;
+	int ret;
+	json_t *array = load_stored_json(text, &ret);
 	size_t n = json_array_size(array);
-	int ret = json_is_array(array) && n <= TD_MAX_EVENTS ? 0 : -EIO;
+
+	if (array && (!json_is_array(array) || n > TD_MAX_EVENTS))
+		ret = -EIO;
 
 	for (size_t i = 0; ret == 0 && i < n; i++) {
 		const char *name = json_string_value(json_array_get(array, i));

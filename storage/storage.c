@@ -664,6 +664,52 @@ int td_scope_parse(const char *name)
 	return -1;
 }
 
+/*
+ * json_dumps, checked. jansson (2.14) ignores the result of writing a
+ * string into its output buffer, so when an allocation fails there it
+ * returns malformed text ('{"collector:"bpf"}') as if all went well, and
+ * the store would keep a run nobody can read back. Here the buffer is
+ * ours and remembers a failed allocation; NULL, errno ENOMEM, after one.
+ */
+struct dump_buffer {
+	char *text;
+	size_t len, cap;
+	bool failed;
+};
+
+static int dump_append(const char *bytes, size_t size, void *ctx)
+{
+	struct dump_buffer *b = ctx;
+
+	if (b->len + size > b->cap) {
+		size_t cap = (b->len + size) * 2;
+		char *text = b->failed ? NULL : realloc(b->text, cap);
+
+		if (!text) {
+			b->failed = true;
+			return -1;
+		}
+		b->text = text;
+		b->cap = cap;
+	}
+	memcpy(b->text + b->len, bytes, size);
+	b->len += size;
+	return 0;
+}
+
+static char *dump_checked(const json_t *json)
+{
+	struct dump_buffer b = { 0 };
+
+	if (json_dump_callback(json, dump_append, &b, JSON_COMPACT) != 0 ||
+	    dump_append("", 1, &b) != 0 || b.failed) {
+		free(b.text);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return b.text;
+}
+
 char *td_labels_to_json(const struct td_labels *labels)
 {
 	json_t *obj = json_object();
@@ -675,7 +721,7 @@ char *td_labels_to_json(const struct td_labels *labels)
 					json_string(labels->items[i].value)) < 0)
 			break;
 	if (obj && i == labels->count)
-		text = json_dumps(obj, JSON_COMPACT);
+		text = dump_checked(obj);
 	json_decref(obj);
 	return text;
 }
@@ -690,9 +736,20 @@ char *td_event_names_to_json(const struct td_run *run)
 		if (json_array_append_new(array, json_string(run->event_names[i])) < 0)
 			break;
 	if (array && i == run->nr_events)
-		text = json_dumps(array, JSON_COMPACT);
+		text = dump_checked(array);
 	json_decref(array);
 	return text;
+}
+
+int td_run_json_failed(const struct td_run *run, char *err, size_t errlen)
+{
+	if (errno == ENOMEM) { /* json_string fails on bad UTF-8 and leaves errno */
+		snprintf(err, errlen, "out of memory storing run %s; free memory and retry", run->id);
+		return -ENOMEM;
+	}
+	snprintf(err, errlen, "cannot store run %s: a label or event name is not UTF-8 text; "
+		 "give labels as UTF-8", run->id);
+	return -EINVAL;
 }
 
 /*

@@ -249,12 +249,16 @@ test: deps
 
 # The long form of tests/check_faults.sh (docs/FAULTS.md): FAULT_RUNS runs
 # under I/O and memory faults per command (import, gc, export, collect,
-# agent) and FAULT_KILLS kills of collect and agent; FAULT_SEED replays.
+# agent), FAULT_OOM_RUNS single failed allocations per command (import,
+# export, collect) and FAULT_KILLS kills of collect and agent;
+# FAULT_SEED replays.
 FAULT_RUNS ?= 40
+FAULT_OOM_RUNS ?= 150
 FAULT_KILLS ?= 100
 test-faults: deps
 	@$(MAKE) --no-print-directory all
 	./tests/faults/io.sh $(OUT) $(FAULT_RUNS) "$(FAULT_SEED)"
+	./tests/faults/oom.sh $(OUT) $(FAULT_OOM_RUNS) "$(FAULT_SEED)"
 	./tests/faults/crash.sh $(OUT) $(FAULT_KILLS) "$(FAULT_SEED)"
 
 test-vm: deps

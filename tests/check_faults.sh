@@ -3,7 +3,8 @@
 # has its figures): first the store checker (tests/faults/whole.sql) must
 # see each kind of half-stored run in hand-broken copies of a store; then
 # I/O and memory faults under libfiu across import, gc, export, collect
-# and agent (tests/faults/io.sh), and SIGKILL at random moments and
+# and agent (tests/faults/io.sh), one failed allocation at points spread
+# over import, export and collect (tests/faults/oom.sh), and SIGKILL at random moments and
 # inside writes of collect and agent (tests/faults/crash.sh). Each run
 # prints its seed: tests/faults/io.sh BUILD RUNS SEED replays it.
 #
@@ -35,6 +36,7 @@ breaks=(
 	"the last tree gone|DELETE FROM metrics WHERE run_pk = 1 AND ordinal >= (SELECT count(*) FROM metrics WHERE run_pk = 1) - 5"
 	"the runs row gone, its children left|PRAGMA foreign_keys = OFF; DELETE FROM runs WHERE pk = 1"
 	"a table of the schema missing|DROP TABLE metrics"
+	"labels that are not JSON|UPDATE runs SET labels = '{\"arch\":\"x86_64\",\":\"6.18\"}' WHERE pk = 1"
 	"a counter of an event the run lacks|UPDATE counters SET event = 99 WHERE (run_pk, interval_seq, tid, event) IN (SELECT run_pk, interval_seq, tid, event FROM counters LIMIT 1)"
 )
 for b in "${breaks[@]}"; do
@@ -61,6 +63,9 @@ fi
 "$here/faults/io.sh" "$out" "${FAULT_RUNS:-8}" "${FAULT_SEED:-}" "$commands" | tee "$scratch/io.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
 summary_line="$broken kinds of half-stored runs seen; $(tail -1 "$scratch/io.log")"
+"$here/faults/oom.sh" "$out" "${FAULT_OOM_RUNS:-12}" "${FAULT_SEED:-}" | tee "$scratch/oom.log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
+summary_line="$summary_line; $(tail -1 "$scratch/oom.log")"
 if [ "$(id -u)" -eq 0 ]; then
 	"$here/faults/crash.sh" "$out" "${FAULT_KILLS:-20}" "${FAULT_SEED:-}" | tee "$scratch/crash.log"
 	[ "${PIPESTATUS[0]}" -eq 0 ] || exit 1

@@ -168,7 +168,7 @@ for command in $commands; do
 		case $((i % 3)) in
 		0) mode="nth=$((1 + r % n))" ;;              # one chosen call fails
 		1) mode="nth=$((1 + r % n))+" ;;             # the disk stays broken from there
-		2) mode="p=$(awk -v n="$n" 'BEGIN { p = 3 / n; printf "%.4f", p > 0.5 ? 0.5 : p }')@$((seed + i))" ;;
+		2) mode="p=$(awk -v n="$n" 'BEGIN { p = 3 / n; printf "%.4f", (p > 0.5 ? 0.5 : p) }')@$((seed + i))" ;;
 		esac
 		before=$problems
 		"do_$command" "$points" "$mode" "$i"

@@ -20,12 +20,16 @@ SELECT 'run ' || id || ': duration_ns is not ended_ns - started_ns' FROM runs
 WHERE duration_ns <> ended_ns - started_ns;
 SELECT 'run ' || id || ': event_names is not a JSON array' FROM runs
 WHERE json_valid(event_names) = 0 OR json_type(event_names) <> 'array';
+SELECT 'run ' || id || ': labels is not a JSON object' FROM runs
+WHERE json_valid(labels) = 0 OR json_type(labels) <> 'object';
 
 -- Labels: the JSON object and the run_labels rows say the same.
-SELECT 'run ' || r.id || ': label ' || j.key || ' missing from run_labels' FROM runs r, json_each(r.labels) j
+SELECT 'run ' || r.id || ': label ' || j.key || ' missing from run_labels'
+FROM (SELECT * FROM runs WHERE json_valid(labels)) r, json_each(r.labels) j
 WHERE NOT EXISTS (SELECT 1 FROM run_labels l WHERE l.run_pk = r.pk AND l.key = j.key AND l.value = j.value);
-SELECT 'run ' || r.id || ': run_labels row ' || l.key || ' not in labels' FROM runs r JOIN run_labels l ON l.run_pk = r.pk
-WHERE NOT EXISTS (SELECT 1 FROM json_each(r.labels) j WHERE j.key = l.key);
+SELECT 'run ' || r.id || ': run_labels row ' || l.key || ' not in labels'
+FROM runs r JOIN run_labels l ON l.run_pk = r.pk
+WHERE json_valid(r.labels) AND NOT EXISTS (SELECT 1 FROM json_each(r.labels) j WHERE j.key = l.key);
 
 -- Threads: as many whole-run rows as runs.nr_threads, as many rows in
 -- each interval as intervals.nr_threads, ordinals 0..n-1 in each span,

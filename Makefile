@@ -111,20 +111,21 @@ WORKLOAD := $(OUT)/td-workload
 # MCP server's HTTP transport in tests;
 # chromium runs the flame graph's page in tests/browser; tmux drives
 # topdown top's screen in tests/check_top.sh; wget is what debootstrap
-# downloads with (the kernel lab's systemd guest, tests/vm/systemd.sh).
+# downloads with (the kernel lab's systemd guest, tests/vm/systemd.sh);
+# libfiu (fiu-utils, libfiu-dev) injects the I/O faults of tests/faults.
 DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	libpfm4-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev \
 	libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libncurses-dev \
 	pkg-config make gcc libclang-rt-14-dev valgrind linux-perf \
 	postgresql sqlite3 procps systemd rpm groff-base curl prometheus \
-	qemu-system-x86 cpio wget chromium tmux
+	qemu-system-x86 cpio wget chromium tmux fiu-utils libfiu-dev
 # Foreign architectures apt must know, and the cross builds make test
 # runs: cross/arm64.mk adds them. The cross builds fetch their libraries
 # into a sysroot (cross/sysroot.sh); nothing of those is installed.
 DEB_ARCHS :=
 CROSS_BUILDS :=
 
-.PHONY: all deps demo test test-repeat test-vm test-vm-full unit-tests fuzz bench-tools bench-kb install deb clean
+.PHONY: all deps demo test test-faults test-repeat test-vm test-vm-full unit-tests fuzz bench-tools bench-kb install deb clean
 .SECONDARY:
 all: $(OUT)/topdown $(WORKLOAD)
 
@@ -254,6 +255,20 @@ test: deps
 	@$(MAKE) --no-print-directory all unit-tests fuzz $(OUT)/td-gen-runs $(CROSS_BUILDS)
 	@$(MAKE) --no-print-directory OUT=$(OUT)/asan SANITIZE=1 all unit-tests
 	QEMU_AARCH64=$(QEMU_AARCH64) ./tests/run.sh $(OUT)
+
+# The long form of tests/check_faults.sh (docs/FAULTS.md): FAULT_RUNS runs
+# under I/O and memory faults per command (import, gc, export, collect,
+# agent), FAULT_OOM_RUNS single failed allocations per command (import,
+# export, collect) and FAULT_KILLS kills of collect and agent;
+# FAULT_SEED replays.
+FAULT_RUNS ?= 40
+FAULT_OOM_RUNS ?= 150
+FAULT_KILLS ?= 100
+test-faults: deps
+	@$(MAKE) --no-print-directory all
+	./tests/faults/io.sh $(OUT) $(FAULT_RUNS) "$(FAULT_SEED)"
+	./tests/faults/oom.sh $(OUT) $(FAULT_OOM_RUNS) "$(FAULT_SEED)"
+	./tests/faults/crash.sh $(OUT) $(FAULT_KILLS) "$(FAULT_SEED)"
 
 test-vm: deps
 	@$(MAKE) --no-print-directory all $(CROSS_BUILDS)

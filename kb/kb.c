@@ -246,7 +246,13 @@ static int compile_formula(struct kb_model *km, const char *metric, const char *
 			   struct td_expr **out, char *err, size_t errlen)
 {
 	char why[512];
+
+	errno = 0;
 	*out = td_expr_parse(text, why, sizeof(why));
+	if (!*out && errno == ENOMEM) { /* the memory, not the definition, is short */
+		snprintf(err, errlen, "%s", why);
+		return -ENOMEM;
+	}
 	return *out ? 0 : model_fail(km, metric, why, err, errlen);
 }
 

@@ -70,6 +70,9 @@ int td_scope_parse(const char *name);
  * when a string is not UTF-8 (JSON cannot hold it) or memory ran out. */
 char *td_labels_to_json(const struct td_labels *labels);
 char *td_event_names_to_json(const struct td_run *run);
+/* -ENOMEM or -EINVAL, and err, for a run whose labels or event names did
+ * not become JSON; errno set to 0 before the two calls tells which. */
+int td_run_json_failed(const struct td_run *run, char *err, size_t errlen);
 /* Their way back; -EIO when the text is not what *_to_json writes. */
 int td_labels_from_json(const char *text, struct td_labels *labels);
 int td_event_names_from_json(const char *text, struct td_run *run);

@@ -1064,15 +1064,15 @@ static int pg_write_run(struct td_store *store, const struct td_run *run,
 			char *err, size_t errlen)
 {
 	struct pg_store *s = to_pg(store);
-	char *labels = td_labels_to_json(&run->labels);
-	char *events = td_event_names_to_json(run);
+	char *labels, *events;
 	long long run_pk = 0;
 	int ret;
 
+	errno = 0;
+	labels = td_labels_to_json(&run->labels);
+	events = td_event_names_to_json(run);
 	if (!labels || !events) {
-		snprintf(err, errlen, "cannot store run %s: a label or event name is not UTF-8 "
-			 "text (or memory ran out); give labels as UTF-8", run->id);
-		ret = -EINVAL;
+		ret = td_run_json_failed(run, err, errlen);
 	} else {
 		ret = exec_sql(s, "BEGIN", "cannot store the run", err, errlen);
 		if (ret == 0)

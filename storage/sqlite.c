@@ -981,17 +981,16 @@ static int sqlite_write_run(struct td_store *store, const struct td_run *run,
 {
 	struct sqlite_store *s = to_sqlite(store);
 	struct writer w = { .run = run };
-	char *labels = td_labels_to_json(&run->labels);
-	char *events = td_event_names_to_json(run);
+	char *labels, *events;
 	int ret;
 
-	if (labels && events) {
+	errno = 0;
+	labels = td_labels_to_json(&run->labels);
+	events = td_event_names_to_json(run);
+	if (labels && events)
 		ret = write_transaction(s, &w, labels, events, err, errlen);
-	} else {
-		snprintf(err, errlen, "cannot store run %s: a label or event name is not UTF-8 "
-			 "text (or memory ran out); give labels as UTF-8", run->id);
-		ret = -EINVAL;
-	}
+	else
+		ret = td_run_json_failed(run, err, errlen);
 	for (int i = 0; i < NR_INSERTS; i++)
 		sqlite3_finalize(w.stmt[i]);
 	free(labels);

@@ -687,6 +687,52 @@ int td_scope_parse(const char *name)
 	return -1;
 }
 
+/*
+ * json_dumps, checked. jansson (2.14) ignores the result of writing a
+ * string into its output buffer, so when an allocation fails there it
+ * returns malformed text ('{"collector:"bpf"}') as if all went well, and
+ * the store would keep a run nobody can read back. Here the buffer is
+ * ours and remembers a failed allocation; NULL, errno ENOMEM, after one.
+ */
+struct dump_buffer {
+	char *text;
+	size_t len, cap;
+	bool failed;
+};
+
+static int dump_append(const char *bytes, size_t size, void *ctx)
+{
+	struct dump_buffer *b = ctx;
+
+	if (b->len + size > b->cap) {
+		size_t cap = (b->len + size) * 2;
+		char *text = b->failed ? NULL : realloc(b->text, cap);
+
+		if (!text) {
+			b->failed = true;
+			return -1;
+		}
+		b->text = text;
+		b->cap = cap;
+	}
+	memcpy(b->text + b->len, bytes, size);
+	b->len += size;
+	return 0;
+}
+
+static char *dump_checked(const json_t *json)
+{
+	struct dump_buffer b = { 0 };
+
+	if (json_dump_callback(json, dump_append, &b, JSON_COMPACT) != 0 ||
+	    dump_append("", 1, &b) != 0 || b.failed) {
+		free(b.text);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return b.text;
+}
+
 char *td_labels_to_json(const struct td_labels *labels)
 {
 	json_t *obj = json_object();
@@ -698,7 +744,7 @@ char *td_labels_to_json(const struct td_labels *labels)
 					json_string(labels->items[i].value)) < 0)
 			break;
 	if (obj && i == labels->count)
-		text = json_dumps(obj, JSON_COMPACT);
+		text = dump_checked(obj);
 	json_decref(obj);
 	return text;
 }
@@ -713,17 +759,47 @@ char *td_event_names_to_json(const struct td_run *run)
 		if (json_array_append_new(array, json_string(run->event_names[i])) < 0)
 			break;
 	if (array && i == run->nr_events)
-		text = json_dumps(array, JSON_COMPACT);
+		text = dump_checked(array);
 	json_decref(array);
 	return text;
 }
 
+int td_run_json_failed(const struct td_run *run, char *err, size_t errlen)
+{
+	if (errno == ENOMEM) { /* json_string fails on bad UTF-8 and leaves errno */
+		snprintf(err, errlen, "out of memory storing run %s; free memory and retry", run->id);
+		return -ENOMEM;
+	}
+	snprintf(err, errlen, "cannot store run %s: a label or event name is not UTF-8 text; "
+		 "give labels as UTF-8", run->id);
+	return -EINVAL;
+}
+
+/*
+ * Stored JSON as jansson loads it; *ret -ENOMEM when it failed for want
+ * of memory, which is no damage to the store, else -EIO. jansson reports
+ * an allocation that fails inside its lexer as a syntax error, so errno,
+ * which malloc sets, tells the two apart.
+ */
+static json_t *load_stored_json(const char *text, int *ret)
+{
+	json_t *json;
+
+	errno = 0;
+	json = text ? json_loads(text, 0, NULL) : NULL;
+	*ret = json ? 0 : text && errno == ENOMEM ? -ENOMEM : -EIO;
+	return json;
+}
+
 int td_labels_from_json(const char *text, struct td_labels *labels)
 {
-	json_t *obj = text ? json_loads(text, 0, NULL) : NULL;
+	int ret;
+	json_t *obj = load_stored_json(text, &ret);
 	const char *key;
 	json_t *value;
-	int ret = json_is_object(obj) ? 0 : -EIO;
+
+	if (obj && !json_is_object(obj))
+		ret = -EIO;
 
 	json_object_foreach(obj, key, value) {
 		if (!json_is_string(value))
@@ -739,9 +815,12 @@ int td_labels_from_json(const char *text, struct td_labels *labels)
 
 int td_event_names_from_json(const char *text, struct td_run *run)
 {
-	json_t *array = text ? json_loads(text, 0, NULL) : NULL;
+	int ret;
+	json_t *array = load_stored_json(text, &ret);
 	size_t n = json_array_size(array);
-	int ret = json_is_array(array) && n <= TD_MAX_EVENTS ? 0 : -EIO;
+
+	if (array && (!json_is_array(array) || n > TD_MAX_EVENTS))
+		ret = -EIO;
 
 	for (size_t i = 0; ret == 0 && i < n; i++) {
 		const char *name = json_string_value(json_array_get(array, i));

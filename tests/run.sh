@@ -62,6 +62,7 @@ if want unit; then
 		[ -x "$t" ] && run_binary "$(basename "$t")" "$t"
 	done
 	run_check "pprof, second decoder" tests/check_pprof.sh "$out"
+	run_check "I/O faults and kill -9 (short form of make test-faults)" tests/check_faults.sh "$out"
 fi
 
 if want asan; then

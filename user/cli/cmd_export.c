@@ -123,9 +123,12 @@ static int write_runs(struct td_store *store, const struct td_run_summary *runs,
 			json_t *json = td_run_json(run);
 
 			fputs(i ? ",\n" : "\n", out);
-			if (json_dumpf(json, out, JSON_INDENT(2)) < 0) {
-				snprintf(err, errlen, "cannot encode run %s as JSON", run->id);
-				ret = -EIO;
+			/* json_dumpf fails only when memory runs out: write
+			 * errors show when the output is closed */
+			if (!json || json_dumpf(json, out, JSON_INDENT(2)) < 0) {
+				snprintf(err, errlen, "out of memory encoding run %s as JSON; free memory and retry",
+					 run->id);
+				ret = -ENOMEM;
 			}
 			json_decref(json);
 		}

@@ -506,9 +506,15 @@ static int load_and_attach(struct td_collector *c, const struct td_collector_opt
 		return ret;
 	}
 	if ((ret = topdown_bpf__load(c->skel))) {
-		snprintf(err, errlen, "the kernel refused the BPF programs (%s); a kernel with BTF "
-			 "(CONFIG_DEBUG_INFO_BTF=y), 5.8 or newer, is needed; libbpf's log above says more",
-			 strerror(-ret));
+		/* out of memory or of descriptors says nothing about the kernel */
+		if (ret == -ENOMEM || ret == -EMFILE || ret == -ENFILE)
+			snprintf(err, errlen, "cannot load the BPF programs: %s; free memory, or raise "
+				 "the limits on open files and locked memory (ulimit -n, ulimit -l)",
+				 strerror(-ret));
+		else
+			snprintf(err, errlen, "the kernel refused the BPF programs (%s); a kernel with BTF "
+				 "(CONFIG_DEBUG_INFO_BTF=y), 5.8 or newer, is needed; libbpf's log above "
+				 "says more", strerror(-ret));
 		return ret;
 	}
 	if ((ret = map_arrays(c))) {

@@ -62,6 +62,7 @@ if want unit; then
 		[ -x "$t" ] && run_binary "$(basename "$t")" "$t"
 	done
 	run_check "pprof, second decoder" tests/check_pprof.sh "$out"
+	run_check "import: impossible counts refused" tests/check_edge_import.sh "$out"
 fi
 
 if want asan; then

@@ -18,6 +18,8 @@ struct td_store_ops {
 			 char *err, size_t errlen);
 	int (*read_run)(struct td_store *store, const char *run_id, struct td_run **out,
 			char *err, size_t errlen);
+	int (*walk_run)(struct td_store *store, const char *run_id, const struct td_run_visitor *v,
+			char *err, size_t errlen);
 	int (*list_runs)(struct td_store *store, const struct td_run_filter *filter,
 			 struct td_run_summary **out, size_t *count, char *err, size_t errlen);
 	/* Up to max ids in [low, high) (byte order), ascending, into ids. */
@@ -98,6 +100,34 @@ int td_run_append_interval(struct td_run *run, size_t *cap, int64_t seq, int64_t
 			   int64_t end_ns, int64_t nr_threads);
 struct td_thread_row *td_run_thread_slot(struct td_run *run, int64_t interval_seq,
 					 int64_t ordinal);
+
+/*
+ * td_store_walk_run()'s intervals, one at a time: a backend reads the
+ * intervals joined with their thread rows in seq order and, for each row,
+ * calls td_interval_walk_at() with its interval (which hands the previous
+ * interval to the visitor when seq is a new one), then puts the thread
+ * row, if any, into td_run_thread_slot(&w->window, seq, ordinal) as
+ * read_run does. td_interval_walk_finish() hands the last one over.
+ * A visitor's failure is kept in w->ret and w->err (the backend's row
+ * loop must stop and return it, whatever it reports for its own errors).
+ */
+struct td_interval_walk {
+	const struct td_run *run;        /* the run as the visitor saw it */
+	const struct td_run_visitor *v;
+	struct td_run window;            /* run, with the interval being read as its only one */
+	struct td_interval iv;
+	size_t cap;                      /* of iv.threads */
+	int ret;                         /* the visitor's failure */
+	char err[512];
+};
+
+void td_interval_walk_init(struct td_interval_walk *w, const struct td_run *run,
+			   const struct td_run_visitor *v);
+/* 0, -EIO for an interval out of order, -ENOMEM, or the visitor's failure (w->ret). */
+int td_interval_walk_at(struct td_interval_walk *w, int64_t seq, int64_t start_ns, int64_t end_ns,
+			int64_t nr_threads);
+int td_interval_walk_finish(struct td_interval_walk *w);
+void td_interval_walk_release(struct td_interval_walk *w);
 
 /* The LIKE pattern "%.node" (escape character backslash) that matches
  * paths ending in ".node"; NULL when out of memory. */

@@ -1242,22 +1242,31 @@ static int decode_thread(const PGresult *res, int row, struct td_run *run)
 	return 0;
 }
 
-static int read_threads(struct pg_store *s, struct td_run *run, long long run_pk,
-			char *err, size_t errlen)
+/* What decode_thread() reads from its column 1 on, and where from. */
+#define THREAD_COLUMNS "t.ordinal, t.tid, t.pid, t.comm, t.exited, t.oncpu_ns," \
+		       " t.voluntary_switches, t.involuntary_switches, t.migrations," \
+		       " t.runq_wait_ns, c.event, c.value, c.running_fraction"
+#define COUNTERS_JOIN " LEFT JOIN counters c ON c.run_pk = t.run_pk" \
+		      " AND c.interval_seq = t.interval_seq AND c.tid = t.tid"
+
+/* The thread rows of the run (tail: more conditions, or ""). */
+static int read_thread_rows(struct pg_store *s, struct td_run *run, long long run_pk,
+			    const char *tail, char *err, size_t errlen)
 {
 	PGresult *res;
-	int ret = query_run_rows(s, "SELECT t.interval_seq, t.ordinal, t.tid, t.pid, t.comm,"
-				 " t.exited, t.oncpu_ns, t.voluntary_switches,"
-				 " t.involuntary_switches, t.migrations, t.runq_wait_ns,"
-				 " c.event, c.value, c.running_fraction"
-				 " FROM threads t LEFT JOIN counters c ON c.run_pk = t.run_pk"
-				 " AND c.interval_seq = t.interval_seq AND c.tid = t.tid"
-				 " WHERE t.run_pk = $", "", run_pk, &res, err, errlen);
+	int ret = query_run_rows(s, "SELECT t.interval_seq, " THREAD_COLUMNS " FROM threads t"
+				 COUNTERS_JOIN " WHERE t.run_pk = $", tail, run_pk, &res, err, errlen);
 
 	for (int i = 0; ret == 0 && i < PQntuples(res); i++)
 		ret = decode_thread(res, i, run);
 	PQclear(res);
 	return ret;
+}
+
+static int read_threads(struct pg_store *s, struct td_run *run, long long run_pk,
+			char *err, size_t errlen)
+{
+	return read_thread_rows(s, run, run_pk, "", err, errlen);
 }
 
 static int read_metric_rows(struct pg_store *s, struct td_run *run, long long run_pk,
@@ -1384,6 +1393,121 @@ static int pg_read_run(struct td_store *store, const char *run_id, struct td_run
 	}
 	*out = run;
 	return 0;
+}
+
+/* ---- walking a run (export) ---- */
+
+#define FETCH_ROWS 4096 /* rows a cursor hands over at a time */
+
+/*
+ * Runs sql (a SELECT; inside the read transaction) through a cursor and
+ * calls row for each result row, FETCH_ROWS at a time: a result that
+ * PQexec would hold whole in memory (libpq keeps every row it received)
+ * is never more than one batch. row returns 0 or a negative errno, which
+ * stops the reading; a decoding failure is reported as malformed data.
+ */
+static int cursor_rows(struct pg_store *s, const char *sql,
+		       int (*row)(const PGresult *res, int i, void *ctx), void *ctx, char *err,
+		       size_t errlen)
+{
+	char *declare = NULL, fetch[64];
+	int ret, n = FETCH_ROWS;
+
+	snprintf(fetch, sizeof(fetch), "FETCH FORWARD %d FROM td_walk", FETCH_ROWS);
+	if (asprintf(&declare, "DECLARE td_walk NO SCROLL CURSOR FOR %s", sql) < 0)
+		return out_of_memory(s, err, errlen);
+	ret = exec_sql(s, declare, "cannot read the database", err, errlen);
+	free(declare);
+	while (ret == 0 && n == FETCH_ROWS) {
+		PGresult *res = NULL;
+
+		ret = bound_statement(s, "cannot read the database", err, errlen);
+		if (ret == 0)
+			res = PQexec(s->conn, fetch);
+		if (ret == 0 && PQresultStatus(res) != PGRES_TUPLES_OK)
+			ret = fail(s, res, "cannot read the database", err, errlen);
+		n = ret == 0 ? PQntuples(res) : 0;
+		for (int i = 0; ret == 0 && i < n; i++)
+			if ((ret = row(res, i, ctx)) < 0)
+				ret = malformed(s, ret, err, errlen);
+		PQclear(res);
+	}
+	if (ret == 0)
+		ret = exec_sql(s, "CLOSE td_walk", "cannot read the database", err, errlen);
+	return ret;
+}
+
+/* A row of the intervals joined with their thread rows and counters, in
+ * seq order: interval columns 0 and 14-16, decode_thread()'s 0-13. */
+static int walk_interval_row(const PGresult *res, int i, void *ctx)
+{
+	struct td_interval_walk *w = ctx;
+	int ret = td_interval_walk_at(w, get_int(res, i, 0), get_int(res, i, 14), get_int(res, i, 15),
+				      get_int(res, i, 16));
+
+	if (ret < 0 || is_null(res, i, 1)) /* an interval without threads */
+		return ret;
+	return decode_thread(res, i, &w->window);
+}
+
+static int walk_metric_row(const PGresult *res, int i, void *ctx)
+{
+	struct td_interval_walk *w = ctx;
+	struct td_metric_row m;
+	int ret = decode_metric(res, i, 0, &m);
+
+	if (ret == 0)
+		ret = w->ret = w->v->metric(w->v->ctx, w->run, &m, w->err, sizeof(w->err));
+	return ret;
+}
+
+static int pg_walk_run(struct td_store *store, const char *run_id, const struct td_run_visitor *v,
+		       char *err, size_t errlen)
+{
+	struct pg_store *s = to_pg(store);
+	struct td_run *run = td_run_new();
+	struct td_interval_walk w;
+	long long run_pk = 0;
+	char sql[1024];
+	int ret;
+
+	if (!run)
+		return out_of_memory(s, err, errlen);
+	ret = begin_read(s, err, errlen);
+	if (ret < 0) {
+		td_run_free(run);
+		return ret;
+	}
+	ret = read_header(s, run_id, run, &run_pk, err, errlen);
+	if (ret == 0) {
+		err[0] = '\0';
+		ret = read_thread_rows(s, run, run_pk, " AND t.interval_seq = -1", err, errlen);
+		if (ret < 0 && !err[0]) /* a query failure filled err; a decoding failure did not */
+			ret = malformed(s, ret, err, errlen);
+	}
+	td_interval_walk_init(&w, run, v);
+	if (ret == 0)
+		ret = v->run(v->ctx, run, err, errlen);
+	/* run_pk is the store's own integer: written into the text, not a parameter */
+	snprintf(sql, sizeof(sql), "SELECT i.seq, " THREAD_COLUMNS ", i.start_ns, i.end_ns, i.nr_threads"
+		 " FROM intervals i LEFT JOIN threads t ON t.run_pk = i.run_pk AND t.interval_seq = i.seq"
+		 COUNTERS_JOIN " WHERE i.run_pk = %lld ORDER BY i.seq", run_pk);
+	if (ret == 0 && v->interval)
+		ret = cursor_rows(s, sql, walk_interval_row, &w, err, errlen);
+	if (ret == 0 && v->interval)
+		ret = td_interval_walk_finish(&w);
+	snprintf(sql, sizeof(sql), "SELECT " METRIC_COLUMNS " FROM metrics m WHERE m.run_pk = %lld"
+		 " ORDER BY m.ordinal", run_pk);
+	if (ret == 0 && v->metric)
+		ret = cursor_rows(s, sql, walk_metric_row, &w, err, errlen);
+	if (w.ret < 0) { /* the visitor's own failure, not the store's */
+		snprintf(err, errlen, "%s", w.err);
+		ret = w.ret;
+	}
+	rollback(s); /* the transaction only read */
+	td_interval_walk_release(&w);
+	td_run_free(run);
+	return ret;
 }
 
 /* ---- filters ---- */
@@ -1777,6 +1901,7 @@ const struct td_store_ops td_postgres_ops = {
 	.close = pg_close,
 	.write_run = pg_write_run,
 	.read_run = pg_read_run,
+	.walk_run = pg_walk_run,
 	.list_runs = pg_list_runs,
 	.find_run_ids = pg_find_run_ids,
 	.read_metrics = pg_read_metrics,

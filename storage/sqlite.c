@@ -1213,6 +1213,13 @@ static int read_profile(struct sqlite_store *s, struct td_run *run, const struct
 	return ret;
 }
 
+/* What read_thread() reads from its column 1 on, and where from. */
+#define THREAD_COLUMNS "t.ordinal, t.tid, t.pid, t.comm, t.exited, t.oncpu_ns," \
+		       " t.voluntary_switches, t.involuntary_switches, t.migrations," \
+		       " t.runq_wait_ns, c.event, c.value, c.running_fraction"
+#define COUNTERS_JOIN " LEFT JOIN counters c ON c.run_pk = t.run_pk" \
+		      " AND c.interval_seq = t.interval_seq AND c.tid = t.tid"
+
 /* The queries that rebuild a run, in the order they must run: the header
  * sizes the thread arrays, intervals come before their threads. */
 static int read_run_parts(struct sqlite_store *s, struct td_run *run, sqlite3_int64 run_pk,
@@ -1226,13 +1233,8 @@ static int read_run_parts(struct sqlite_store *s, struct td_run *run, sqlite3_in
 			 " WHERE run_pk = ?1 ORDER BY seq", id, 1, read_interval, &intervals,
 			 err, errlen);
 	if (ret == 0)
-		ret = query_rows(s, "SELECT t.interval_seq, t.ordinal, t.tid, t.pid, t.comm,"
-				 " t.exited, t.oncpu_ns, t.voluntary_switches,"
-				 " t.involuntary_switches, t.migrations, t.runq_wait_ns,"
-				 " c.event, c.value, c.running_fraction"
-				 " FROM threads t LEFT JOIN counters c ON c.run_pk = t.run_pk"
-				 " AND c.interval_seq = t.interval_seq AND c.tid = t.tid"
-				 " WHERE t.run_pk = ?1", id, 1, read_thread, run, err, errlen);
+		ret = query_rows(s, "SELECT t.interval_seq, " THREAD_COLUMNS " FROM threads t"
+				 COUNTERS_JOIN " WHERE t.run_pk = ?1", id, 1, read_thread, run, err, errlen);
 	if (ret == 0)
 		ret = query_rows(s, "SELECT " METRIC_COLUMNS " FROM metrics m"
 				 " WHERE m.run_pk = ?1 ORDER BY m.ordinal", id, 1, read_metric, run,
@@ -1279,6 +1281,89 @@ static int sqlite_read_run(struct td_store *store, const char *run_id, struct td
 	}
 	*out = run;
 	return 0;
+}
+
+/* ---- walking a run (export) ---- */
+
+/* A row of the intervals joined with their thread rows and counters, in
+ * seq order: interval columns 0 and 14-16, read_thread()'s 0-13. */
+static int walk_interval_row(sqlite3_stmt *st, void *ctx)
+{
+	struct td_interval_walk *w = ctx;
+	int ret = td_interval_walk_at(w, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 14),
+				      sqlite3_column_int64(st, 15), sqlite3_column_int64(st, 16));
+
+	if (ret < 0 || sqlite3_column_type(st, 1) == SQLITE_NULL) /* an interval without threads */
+		return ret;
+	return read_thread(st, &w->window);
+}
+
+static int walk_metric_row(sqlite3_stmt *st, void *ctx)
+{
+	struct td_interval_walk *w = ctx;
+	struct td_metric_row m;
+	int ret = decode_metric(st, 0, &m);
+
+	if (ret == 0)
+		ret = w->ret = w->v->metric(w->v->ctx, w->run, &m, w->err, sizeof(w->err));
+	return ret;
+}
+
+/*
+ * The header and whole-run threads, then the intervals and the metric
+ * rows each as one statement stepped row by row: SQLite hands them over
+ * in primary key order (runs.pk, seq or ordinal) without sorting, so
+ * nothing but one interval is held.
+ */
+static int sqlite_walk_run(struct td_store *store, const char *run_id, const struct td_run_visitor *v,
+			   char *err, size_t errlen)
+{
+	struct sqlite_store *s = to_sqlite(store);
+	const struct sql_value id[] = { SQL_TEXT(run_id) };
+	struct td_run *run = td_run_new();
+	struct header_reader header = { .run = run };
+	struct td_interval_walk w;
+	int ret;
+
+	if (!run)
+		return row_fail(s, -ENOMEM, err, errlen);
+	ret = begin_read(s, err, errlen);
+	if (ret == 0)
+		ret = query_rows(s, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?1", id, 1,
+				 read_run_header, &header, err, errlen);
+	if (ret == 0 && !header.found) {
+		snprintf(err, errlen, "no run '%s' in database '%s'; "
+			 "list the stored runs with 'topdown list'", run_id, s->path);
+		ret = -ENOENT;
+	}
+	const struct sql_value pk[] = { SQL_INT(header.run_pk) };
+
+	if (ret == 0)
+		ret = query_rows(s, "SELECT t.interval_seq, " THREAD_COLUMNS " FROM threads t" COUNTERS_JOIN
+				 " WHERE t.run_pk = ?1 AND t.interval_seq = -1", pk, 1, read_thread, run,
+				 err, errlen);
+	td_interval_walk_init(&w, run, v);
+	if (ret == 0)
+		ret = v->run(v->ctx, run, err, errlen);
+	if (ret == 0 && v->interval)
+		ret = query_rows(s, "SELECT i.seq, " THREAD_COLUMNS ", i.start_ns, i.end_ns, i.nr_threads"
+				 " FROM intervals i LEFT JOIN threads t ON t.run_pk = i.run_pk"
+				 " AND t.interval_seq = i.seq" COUNTERS_JOIN
+				 " WHERE i.run_pk = ?1 ORDER BY i.seq", pk, 1, walk_interval_row, &w, err, errlen);
+	if (ret == 0 && v->interval)
+		ret = td_interval_walk_finish(&w);
+	if (ret == 0 && v->metric)
+		ret = query_rows(s, "SELECT " METRIC_COLUMNS " FROM metrics m"
+				 " WHERE m.run_pk = ?1 ORDER BY m.ordinal", pk, 1, walk_metric_row, &w,
+				 err, errlen);
+	if (w.ret < 0) { /* the visitor's own failure, not the store's */
+		snprintf(err, errlen, "%s", w.err);
+		ret = w.ret;
+	}
+	exec_sql(s, "ROLLBACK"); /* the transaction only read */
+	td_interval_walk_release(&w);
+	td_run_free(run);
+	return ret;
 }
 
 struct summary_reader {
@@ -1598,6 +1683,7 @@ const struct td_store_ops td_sqlite_ops = {
 	.close = sqlite_close,
 	.write_run = sqlite_write_run,
 	.read_run = sqlite_read_run,
+	.walk_run = sqlite_walk_run,
 	.list_runs = sqlite_list_runs,
 	.find_run_ids = sqlite_find_run_ids,
 	.read_metrics = sqlite_read_metrics,

@@ -208,6 +208,17 @@ int td_store_read_run(struct td_store *store, const char *run_id, struct td_run 
 	return store->ops->read_run(store, run_id, out, err, errlen);
 }
 
+int td_store_walk_run(struct td_store *store, const char *run_id, const struct td_run_visitor *v,
+		      char *err, size_t errlen)
+{
+	if (!store || !run_id || !v || !v->run) {
+		snprintf(err, errlen, "cannot walk a run without a store, a run id and a visitor; "
+			 "this is a bug in the caller");
+		return -EINVAL;
+	}
+	return store->ops->walk_run(store, run_id, v, err, errlen);
+}
+
 static int caller_bug(char *err, size_t errlen, const char *what)
 {
 	snprintf(err, errlen, "cannot %s without a store and a result; this is a bug in the caller",
@@ -638,6 +649,69 @@ int td_run_append_interval(struct td_run *run, size_t *cap, int64_t seq, int64_t
 	iv->nr_threads = (size_t)nr_threads;
 	run->nr_intervals++;
 	return 0;
+}
+
+void td_interval_walk_init(struct td_interval_walk *w, const struct td_run *run,
+			   const struct td_run_visitor *v)
+{
+	memset(w, 0, sizeof(*w));
+	w->run = run;
+	w->v = v;
+	w->window = *run; /* a shallow copy: td_run_thread_slot() finds w->iv in it */
+	w->window.nr_intervals = 0;
+	w->window.intervals = &w->iv;
+}
+
+/* Hands the interval read so far to the visitor. */
+static int interval_walk_flush(struct td_interval_walk *w)
+{
+	if (!w->window.nr_intervals)
+		return 0;
+	w->window.nr_intervals = 0;
+	w->ret = w->v->interval(w->v->ctx, w->run, &w->iv, w->err, sizeof(w->err));
+	return w->ret;
+}
+
+int td_interval_walk_at(struct td_interval_walk *w, int64_t seq, int64_t start_ns, int64_t end_ns,
+			int64_t nr_threads)
+{
+	int ret;
+
+	if (w->window.nr_intervals && seq == w->iv.seq)
+		return 0;
+	if (nr_threads < 0 || seq < 0 || seq > UINT32_MAX || (w->window.nr_intervals && seq < w->iv.seq))
+		return -EIO;
+	if ((ret = interval_walk_flush(w)) < 0)
+		return ret;
+	if ((size_t)nr_threads > w->cap) {
+		struct td_thread_row *grown = reallocarray(w->iv.threads, (size_t)nr_threads, sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		w->iv.threads = grown;
+		w->cap = (size_t)nr_threads;
+	}
+	/* As read_run's: zeroed, then filled by the thread rows read. */
+	if (nr_threads)
+		memset(w->iv.threads, 0, (size_t)nr_threads * sizeof(*w->iv.threads));
+	w->iv.seq = (uint32_t)seq;
+	w->iv.start_ns = start_ns;
+	w->iv.end_ns = end_ns;
+	w->iv.nr_threads = (size_t)nr_threads;
+	w->window.nr_intervals = 1;
+	return 0;
+}
+
+int td_interval_walk_finish(struct td_interval_walk *w)
+{
+	return interval_walk_flush(w);
+}
+
+void td_interval_walk_release(struct td_interval_walk *w)
+{
+	free(w->iv.threads);
+	w->iv.threads = NULL;
+	w->cap = 0;
 }
 
 static int compare_seq(const void *key, const void *item)

@@ -114,6 +114,35 @@ int td_store_write_run(struct td_store *store, const struct td_run *run,
 int td_store_read_run(struct td_store *store, const char *run_id, struct td_run **out,
 		      char *err, size_t errlen);
 
+/*
+ * What td_store_walk_run() hands over, part by part, so that a run of any
+ * length is read in little memory (export):
+ *   run       the run without its intervals and metric rows: the summary,
+ *             event names and whole-run thread rows (no profile);
+ *   interval  each interval with its thread rows, by seq (NULL: intervals
+ *             are not read at all);
+ *   metric    each metric row, in written order (NULL: not read).
+ * What they get lives until they return. A callback returns 0 to go on,
+ * or a negative errno with err filled to stop the walk, which returns it.
+ */
+struct td_run_visitor {
+	int (*run)(void *ctx, const struct td_run *run, char *err, size_t errlen);
+	int (*interval)(void *ctx, const struct td_run *run, const struct td_interval *iv,
+			char *err, size_t errlen);
+	int (*metric)(void *ctx, const struct td_run *run, const struct td_metric_row *row,
+		      char *err, size_t errlen);
+	void *ctx;
+};
+
+/*
+ * Reads the run as td_store_read_run() would, in one read transaction,
+ * handing each part to v as it comes instead of keeping it: memory stays
+ * the size of one interval whatever the run's length. The values are
+ * those td_store_read_run() gives. -ENOENT when no run has that id.
+ */
+int td_store_walk_run(struct td_store *store, const char *run_id, const struct td_run_visitor *v,
+		      char *err, size_t errlen);
+
 struct td_run_filter {
 	const struct td_labels *labels; /* all must match (AND); NULL or empty: any */
 	const char *process;            /* exact; NULL: any */

@@ -63,6 +63,7 @@ if want unit; then
 	done
 	run_check "pprof, second decoder" tests/check_pprof.sh "$out"
 	run_check "I/O faults and kill -9 (short form of make test-faults)" tests/check_faults.sh "$out"
+	run_check "import: impossible counts refused" tests/check_edge_import.sh "$out"
 fi
 
 if want asan; then

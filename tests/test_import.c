@@ -465,7 +465,7 @@ static void expect_failure(const char *text, const char *model_name, const char 
 	size_t before = stored_runs();
 	char *path = write_temp(text);
 
-	assert_int_equal(import_cmd(path, "--cpu-model", model_name, NULL), 1);
+	assert_int_equal(import_cmd(path, "--cpu-model", model_name, NULL), TD_EXIT_USAGE);
 	if (!strstr(stderr_text, message))
 		fail_msg("stderr '%s' lacks '%s'", stderr_text, message);
 	assert_non_null(strstr(stderr_text, path)); /* the file is named */
@@ -530,7 +530,7 @@ static void test_nul_and_arguments(void **state)
 	assert_int_equal(write(fd, "5,,cycles,3,100.00,,\n5,\0,x,3\n", 29), 29);
 	close(fd);
 	before = stored_runs();
-	assert_int_equal(import_cmd(path, "--cpu-model", "zen4", NULL), 1);
+	assert_int_equal(import_cmd(path, "--cpu-model", "zen4", NULL), TD_EXIT_USAGE);
 	assert_non_null(strstr(stderr_text, "line 2: contains a NUL byte"));
 	unlink(path);
 
@@ -549,6 +549,107 @@ static void test_nul_and_arguments(void **state)
 	assert_int_equal(import_cmd(DATA "zen4-l1.csv", "--cpu-model", "zen4", "--label", "=x", NULL),
 			 TD_EXIT_USAGE);
 	assert_int_equal(stored_runs(), before);
+}
+
+/*
+ * Counts perf stat cannot have written: each is refused with its line,
+ * the event and the range, and nothing is stored.  The largest count a
+ * 64-bit counter holds, and msec fractions, still read.
+ */
+static struct td_perf_stat *parse(const char *text);
+
+static void test_impossible_counts(void **state)
+{
+	static const struct {
+		const char *count, *why;
+	} bad[] = {
+		{ "-5", "is negative" },
+		{ "-0", "is negative" },
+		{ "0x10", "is hexadecimal" },
+		{ "inf", "is not a finite number" },
+		{ "nan", "is not a finite number" },
+		{ "1e30", "is above 2^64-1" },
+		{ "1e400", "is above 2^64-1" },
+		{ "18446744073709551616", "is above 2^64-1" },
+		{ "000184467440737095516150", "is above 2^64-1" },
+		{ "1e3", "is not a plain decimal number" },
+		{ "+5", "is not a plain decimal number" },
+	};
+	char text[512], message[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), GOOD_ZEN4 "%s,,ex_ret_ops,3000456789,100.00,,\n", bad[i].count);
+		snprintf(message, sizeof(message),
+			 "line 3: count '%s' for ex_ret_ops %s; perf stat counts are whole numbers "
+			 "from 0 to 2^64-1", bad[i].count, bad[i].why);
+		expect_failure(text, "zen4", message);
+		/* perf stat -j: the count as a string, as perf writes it */
+		snprintf(text, sizeof(text),
+			 "{\"counter-value\" : \"6000000000\", \"event\" : \"cycles\"}\n"
+			 "{\"counter-value\" : \"%s\", \"event\" : \"ex_ret_ops\"}\n", bad[i].count);
+		snprintf(message, sizeof(message), "line 2: count '%s' for ex_ret_ops %s", bad[i].count,
+			 bad[i].why);
+		expect_failure(text, "zen4", message);
+	}
+	/* a JSON number is checked as its text would be */
+	expect_failure("{\"counter-value\" : -5, \"event\" : \"cycles\"}\n", "zen4",
+		       "line 1: count '-5' for cycles is negative");
+	expect_failure("{\"counter-value\" : 1e30, \"event\" : \"cycles\"}\n", "zen4",
+		       "line 1: count '1e+30' for cycles is above 2^64-1");
+
+	/* the edges that read: 2^64-1, a fraction of a msec, leading zeros */
+	struct td_perf_stat *ps = parse("18446744073709551615,,cycles,3,100.00,,\n"
+					"0012.50,msec,task-clock,3,100.00,,\n"
+					"<not counted>,,ex_ret_ops,0,0.00,,\n");
+
+	assert_close(ps->counts[0].value, 18446744073709551615.0);
+	assert_close(ps->counts[1].value, 12.5);
+	assert_true(isnan(ps->counts[2].value));
+	td_perf_stat_free(ps);
+}
+
+/* The zen4-l1.csv counts of one thread, perf stat --per-thread style. */
+#define ZEN4_THREAD(name) name ",6000000000,,cycles,3000456789,100.00,,\n" ZEN4_NO_CYCLES(name)
+#define ZEN4_NO_CYCLES(name) \
+	name ",7200000000,,de_no_dispatch_per_slot.no_ops_from_frontend,3000456789,100.00,,\n" \
+	name ",10800000000,,de_src_op_disp.all,3000456789,100.00,,\n" \
+	name ",13800000000,,ex_ret_ops,3000456789,100.00,,\n"
+/* The same with an -I timestamp first on each line. */
+#define ZEN4_THREAD_AT(t, name) ZEN4_THREAD(t "," name)
+#define ZEN4_NO_CYCLES_AT(t, name) ZEN4_NO_CYCLES(t "," name)
+
+/*
+ * A thread without a count line for an event the other threads have
+ * would be summed into its group and the process with mismatched
+ * numerators and divisors: the file is refused, naming the thread's line.
+ */
+static void test_thread_missing_event(void **state)
+{
+	(void)state;
+	expect_failure(ZEN4_THREAD("worker-11") ZEN4_NO_CYCLES("worker-12"), "zen4",
+		       "line 5: thread worker-12 has no count for cycles in the run, which the file "
+		       "counts elsewhere");
+	/* per interval: the thread lacks it in the second interval only */
+	expect_failure(ZEN4_THREAD_AT("1.0", "worker-11") ZEN4_NO_CYCLES_AT("2.0", "worker-11"),
+		       "zen4", "line 5: thread worker-11 has no count for cycles in the interval at 2 s");
+	/* no --per-thread: one interval without the line */
+	expect_failure("1.0,6000000000,,cycles,1,100.00,,\n1.0,7200000000,,ex_ret_ops,1,100.00,,\n"
+		       "2.0,7200000000,,ex_ret_ops,1,100.00,,\n",
+		       "zen4", "line 3: the interval at 2 s has no count for cycles");
+	/* "<not counted>" is a line: the thread is kept, its tree undefined as before */
+	size_t before = stored_runs();
+	char *path = write_temp(ZEN4_THREAD("worker-11") "worker-12,<not counted>,,cycles,0,0.00,,\n"
+				ZEN4_NO_CYCLES("worker-12"));
+
+	assert_int_equal(import_cmd(path, "--cpu-model", "zen4", NULL), 0);
+	assert_int_equal(stored_runs(), before + 1);
+	unlink(path);
+	/* both threads complete: stored */
+	path = write_temp(ZEN4_THREAD("worker-11") ZEN4_THREAD("worker-12"));
+	assert_int_equal(import_cmd(path, "--cpu-model", "zen4", NULL), 0);
+	assert_int_equal(stored_runs(), before + 2);
+	unlink(path);
 }
 
 /* ---- the parser on perf's layouts ------------------------------------------------ */
@@ -766,6 +867,8 @@ int main(void)
 		cmocka_unit_test(test_zen4),
 		cmocka_unit_test(test_json_output),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_impossible_counts),
+		cmocka_unit_test(test_thread_missing_event),
 		cmocka_unit_test(test_nul_and_arguments),
 		cmocka_unit_test(test_layouts),
 		cmocka_unit_test(test_event_names),

@@ -435,6 +435,154 @@ static void test_export(void **state)
 	expect_refused(&r, 1, "cannot write '/nonexistent/dir/out.json'");
 }
 
+/* A number as export writes it: null for NaN. */
+static void assert_json_number(json_t *json, double want)
+{
+	if (isnan(want))
+		assert_true(json_is_null(json));
+	else if (!json_is_number(json) || json_number_value(json) != want)
+		fail_msg("exported %g, stored %.17g", json_number_value(json), want);
+}
+
+static void assert_threads_json(json_t *rows, const struct td_run *run, const struct td_thread_row *t,
+				size_t n)
+{
+	assert_int_equal(json_array_size(rows), n);
+	for (size_t i = 0; i < n; i++) {
+		json_t *row = json_array_get(rows, i), *counters = json_object_get(row, "counters");
+
+		assert_int_equal(json_integer_value(json_object_get(row, "tid")), t[i].tid);
+		assert_string_equal(json_string_value(json_object_get(row, "comm")), t[i].comm);
+		assert_int_equal(json_integer_value(json_object_get(row, "oncpu_ns")), t[i].oncpu_ns);
+		assert_int_equal(json_object_size(counters), run->nr_events);
+		for (size_t e = 0; e < run->nr_events; e++)
+			assert_json_number(json_object_get(json_object_get(counters, run->event_names[e]), "value"),
+					   t[i].counters[e].value);
+	}
+}
+
+/* The exported object of a run holds what was stored: fields, events,
+ * thread rows, each interval with its threads, each metric row in order. */
+static void assert_run_json(json_t *json, const struct td_run *run)
+{
+	json_t *intervals = json_object_get(json, "intervals"), *metrics = json_object_get(json, "metrics");
+	json_t *events = json_object_get(json, "events");
+
+	assert_string_equal(json_string_value(json_object_get(json, "run_id")), run->id);
+	assert_string_equal(json_string_value(json_object_get(json, "process")), run->process);
+	assert_int_equal(json_integer_value(json_object_get(json, "started_ns")), run->started_ns);
+	assert_int_equal(json_array_size(events), run->nr_events);
+	for (size_t e = 0; e < run->nr_events; e++)
+		assert_string_equal(json_string_value(json_array_get(events, e)), run->event_names[e]);
+	assert_threads_json(json_object_get(json, "thread_rows"), run, run->threads, run->nr_threads);
+	assert_int_equal(json_array_size(intervals), run->nr_intervals);
+	for (size_t i = 0; i < run->nr_intervals; i++) {
+		const struct td_interval *iv = &run->intervals[i];
+		json_t *x = json_array_get(intervals, i);
+
+		assert_int_equal(json_integer_value(json_object_get(x, "seq")), iv->seq);
+		assert_int_equal(json_integer_value(json_object_get(x, "start_ns")), iv->start_ns);
+		assert_int_equal(json_integer_value(json_object_get(x, "end_ns")), iv->end_ns);
+		assert_threads_json(json_object_get(x, "threads"), run, iv->threads, iv->nr_threads);
+	}
+	assert_int_equal(json_array_size(metrics), run->nr_metrics);
+	for (size_t i = 0; i < run->nr_metrics; i++) {
+		const struct td_metric_row *m = &run->metrics[i];
+		json_t *x = json_array_get(metrics, i);
+
+		assert_string_equal(json_string_value(json_object_get(x, "path")), m->path);
+		assert_string_equal(json_string_value(json_object_get(x, "scope_key")), m->scope_key);
+		assert_int_equal(json_integer_value(json_object_get(x, "interval_seq")), m->interval_seq);
+		assert_json_number(json_object_get(x, "value"), m->value);
+		assert_json_number(json_object_get(x, "confidence"), m->confidence);
+	}
+}
+
+/* The CSV lines of a run: one per metric row, in order, or one with the
+ * metric fields empty. Returns the text after them. */
+static const char *assert_run_csv(const char *text, const struct td_run *run)
+{
+	char want[256];
+
+	for (size_t i = 0; i < (run->nr_metrics ? run->nr_metrics : 1); i++) {
+		const struct td_metric_row *m = run->nr_metrics ? &run->metrics[i] : NULL;
+		const char *end = strchr(text, '\n');
+
+		assert_non_null(end);
+		assert_memory_equal(text, run->id, strlen(run->id));
+		if (m)
+			snprintf(want, sizeof(want), ",%s,%s,%d,%s,", td_scope_name(m->scope), m->scope_key,
+				 m->interval_seq, m->path);
+		else
+			snprintf(want, sizeof(want), ",,,,,,,,\n");
+		if (!memmem(text, (size_t)(end - text) + 1, want, strlen(want)))
+			fail_msg("line '%.*s' lacks '%s'", (int)(end - text), text, want);
+		text = end + 1;
+	}
+	return text;
+}
+
+/*
+ * export reads runs part by part and writes them as it goes: the output
+ * holds what was stored for a run with several intervals (one without
+ * threads, rows of intervals, a metric row without a confidence), the
+ * empty run, and a run without intervals, in JSON and in CSV.
+ */
+static void test_export_streams(void **state)
+{
+	struct backend *b = backend_of(state);
+	struct td_run *runs[3] = { new_run("streamed", 3000, "k=v"), new_run("streamed", 2000, NULL),
+				   new_run("streamed", 1000, "q=x\"y") };
+	struct td_run *full = runs[0], *no_intervals = runs[2];
+	json_t *root;
+	const char *rest;
+
+	full->nr_events = 2;
+	full->event_names[0] = strdup("cycles");
+	full->event_names[1] = strdup("instructions");
+	add_thread(full, 7, "io_thd_1", 1000000);
+	add_thread(full, 8, "main", 2000000);
+	full->threads[0].counters[0] = (struct td_counter_value){ 1e9 / 3, 1 };
+	full->threads[1].counters[1] = (struct td_counter_value){ NAN, 0 };
+	full->nr_intervals = 3;
+	full->intervals = calloc(3, sizeof(*full->intervals));
+	for (size_t i = 0; i < 3; i++) {
+		struct td_interval *iv = &full->intervals[i];
+
+		*iv = (struct td_interval){ .seq = (uint32_t)(2 * i), .start_ns = 3000 + (int64_t)i,
+					    .end_ns = 3001 + (int64_t)i, .nr_threads = i == 1 ? 0 : 2 };
+		iv->threads = calloc(2, sizeof(*iv->threads));
+		memcpy(iv->threads, full->threads, 2 * sizeof(*iv->threads));
+		iv->threads[1].counters[0].value = 5.5 * (double)i;
+	}
+	add_node(full, "Backend_Bound", 0.5, true);
+	add_row(full, TD_SCOPE_THREAD, "7", "Backend_Bound.Memory_Bound", 0.25, false, NAN);
+	add_row(full, TD_SCOPE_GROUP, "io_thd_*", "Frontend_Bound", NAN, false, 0.5);
+	full->metrics[2].interval_seq = 4;
+	add_node(no_intervals, "Retiring", 0.125, false);
+	add_thread(no_intervals, 9, "lone", 5);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(td_store_write_run(b->store, runs[i], b->err, ERRLEN), 0);
+
+	cli(b, &r, "export", "--process", "streamed", NULL); /* newest first */
+	expect(&r, 0, NULL, NULL);
+	assert_memory_equal(r.out, "[\n{\n  \"run_id\": ", 16);
+	assert_string_equal(r.out + strlen(r.out) - 3, "\n]\n");
+	root = parse_json(r.out);
+	assert_int_equal(json_array_size(root), 3);
+	for (size_t i = 0; i < 3; i++)
+		assert_run_json(json_array_get(root, i), runs[i]);
+	json_decref(root);
+	cli(b, &r, "export", "--process", "streamed", "--format", "csv", NULL);
+	expect(&r, 0, "run_id,started_ns,ended_ns,process", NULL);
+	rest = strchr(r.out, '\n') + 1;
+	for (size_t i = 0; i < 3; i++)
+		rest = assert_run_csv(rest, runs[i]);
+	assert_string_equal(rest, "");
+	for (size_t i = 0; i < 3; i++)
+		td_run_free(runs[i]);
+}
+
 /* ---- where the store is ---- */
 
 #define SECRET "pw-Xyzzy-42"
@@ -612,6 +760,7 @@ int main(int argc, char **argv)
 		ON_BOTH(test_compare_bad_input),
 		ON_BOTH(test_gc),
 		ON_BOTH(test_export),
+		ON_BOTH(test_export_streams),
 		ON_BOTH(test_list_labels),
 		ON_BOTH(test_list_labels_bad_input),
 		BACKEND_TEST(test_every_command_takes_dsn, "postgresql"),

@@ -252,6 +252,166 @@ static void test_round_trip(void **state)
 	td_run_free(run);
 }
 
+/* ---- walking a run part by part ---- */
+
+/* What a walk handed over, rebuilt into a run; stop_after: fail the walk
+ * at that metric row (0: never). */
+struct walked {
+	struct td_run *run;
+	size_t headers, metric_rows, stop_after;
+};
+
+static int walked_header(void *ctx, const struct td_run *run, char *err, size_t errlen)
+{
+	struct walked *w = ctx;
+	struct td_run *copy = td_run_new();
+
+	(void)err;
+	(void)errlen;
+	assert_non_null(copy);
+	assert_int_equal(run->nr_intervals, 0); /* they come one by one */
+	assert_int_equal(run->nr_metrics, 0);
+	assert_null(run->profile);
+	memcpy(copy->id, run->id, sizeof(copy->id));
+	copy->started_ns = run->started_ns;
+	copy->ended_ns = run->ended_ns;
+	copy->process = run->process ? strdup(run->process) : NULL;
+	copy->collector = run->collector ? strdup(run->collector) : NULL;
+	copy->level = run->level;
+	copy->dropped = run->dropped;
+	copy->partial = run->partial;
+	for (size_t i = 0; i < run->labels.count; i++)
+		assert_int_equal(td_labels_set(&copy->labels, run->labels.items[i].key,
+					       run->labels.items[i].value), 0);
+	copy->nr_events = run->nr_events;
+	for (size_t e = 0; e < run->nr_events; e++)
+		copy->event_names[e] = strdup(run->event_names[e]);
+	copy->nr_threads = run->nr_threads;
+	copy->threads = calloc(run->nr_threads + 1, sizeof(*copy->threads));
+	if (run->nr_threads)
+		memcpy(copy->threads, run->threads, run->nr_threads * sizeof(*copy->threads));
+	w->run = copy;
+	w->headers++;
+	return 0;
+}
+
+static int walked_interval(void *ctx, const struct td_run *run, const struct td_interval *iv,
+			   char *err, size_t errlen)
+{
+	struct walked *w = ctx;
+	struct td_run *copy = w->run;
+	struct td_interval *grown = realloc(copy->intervals, (copy->nr_intervals + 1) * sizeof(*grown));
+
+	(void)run;
+	(void)err;
+	(void)errlen;
+	assert_non_null(grown);
+	copy->intervals = grown;
+	grown[copy->nr_intervals] = *iv;
+	grown[copy->nr_intervals].threads = calloc(iv->nr_threads + 1, sizeof(*iv->threads));
+	if (iv->nr_threads)
+		memcpy(grown[copy->nr_intervals].threads, iv->threads, iv->nr_threads * sizeof(*iv->threads));
+	copy->nr_intervals++;
+	return 0;
+}
+
+static int walked_metric(void *ctx, const struct td_run *run, const struct td_metric_row *row,
+			 char *err, size_t errlen)
+{
+	struct walked *w = ctx;
+
+	(void)run;
+	if (++w->metric_rows == w->stop_after) {
+		snprintf(err, errlen, "the reader stopped at row %zu", w->metric_rows);
+		return -EPIPE;
+	}
+	return td_run_add_metric(w->run, row);
+}
+
+static const struct td_run_visitor walk_all = { walked_header, walked_interval, walked_metric, NULL };
+
+/* Walks the run and checks that it hands over what td_store_read_run() reads. */
+static void assert_walk_reads(struct backend *b, const struct td_run *run)
+{
+	struct td_run_visitor v = walk_all;
+	struct walked w = { 0 };
+	struct td_run *back = NULL;
+
+	v.ctx = &w;
+	assert_int_equal(td_store_walk_run(b->store, run->id, &v, b->err, ERRLEN), 0);
+	assert_int_equal(w.headers, 1);
+	assert_int_equal(td_store_read_run(b->store, run->id, &back, b->err, ERRLEN), 0);
+	td_profile_free(back->profile); /* the walk leaves the profile out */
+	back->profile = NULL;
+	assert_same_run(back, w.run);
+	td_run_free(back);
+	td_run_free(w.run);
+}
+
+/*
+ * td_store_walk_run hands over what td_store_read_run reads: a run with
+ * intervals (one without threads, and more rows than one cursor batch),
+ * a run with nothing but its header. A missing run is -ENOENT; a visitor
+ * that fails stops the walk with its own error, and the store goes on.
+ */
+static void test_walk_run(void **state)
+{
+	struct backend *b = backend_of(state);
+	struct td_run *run = full_run("walked", 1700000000000000000), *bare = td_run_new();
+	struct td_run *lng = full_run("long", 1700000001000000000);
+	struct td_run_visitor v = walk_all;
+	struct walked w = { .stop_after = 2 };
+	size_t n = 1500; /* x 3 counters: more rows than one FETCH */
+
+	run->intervals = realloc(run->intervals, 3 * sizeof(*run->intervals));
+	run->intervals[2] = (struct td_interval){ .seq = 7, .start_ns = run->ended_ns, .end_ns = run->ended_ns };
+	run->nr_intervals = 3;
+	for (size_t i = 0; i < lng->nr_intervals; i++)
+		free(lng->intervals[i].threads);
+	lng->intervals = realloc(lng->intervals, n * sizeof(*lng->intervals));
+	for (size_t i = 0; i < n; i++) {
+		lng->intervals[i] = (struct td_interval){ .seq = (uint32_t)i, .start_ns = (int64_t)i,
+							  .end_ns = (int64_t)i + 1, .nr_threads = 1 };
+		lng->intervals[i].threads = calloc(1, sizeof(struct td_thread_row));
+		lng->intervals[i].threads[0] = thread_row(101 + (uint32_t)i % 7, "worker", 1e6 * (double)i);
+	}
+	lng->nr_intervals = n;
+	for (size_t i = 0; i < 5000; i++)
+		add_row(lng, TD_SCOPE_THREAD, "101", "Backend_Bound", 1.0 / (double)(i + 1), i % 2, 1.0);
+	assert_int_equal(td_store_write_run(b->store, run, b->err, ERRLEN), 0);
+	assert_int_equal(td_store_write_run(b->store, bare, b->err, ERRLEN), 0);
+	assert_int_equal(td_store_write_run(b->store, lng, b->err, ERRLEN), 0);
+	assert_walk_reads(b, run);
+	assert_walk_reads(b, bare);
+	assert_walk_reads(b, lng);
+
+	/* Parts the visitor does not take are not read. */
+	v.interval = NULL;
+	v.ctx = &w;
+	w.stop_after = 0;
+	assert_int_equal(td_store_walk_run(b->store, run->id, &v, b->err, ERRLEN), 0);
+	assert_int_equal(w.run->nr_intervals, 0);
+	assert_int_equal(w.run->nr_metrics, run->nr_metrics);
+	td_run_free(w.run);
+
+	v = walk_all;
+	v.ctx = &w;
+	w = (struct walked){ .stop_after = 2 };
+	assert_int_equal(td_store_walk_run(b->store, lng->id, &v, b->err, ERRLEN), -EPIPE);
+	assert_string_equal(b->err, "the reader stopped at row 2");
+	assert_int_equal(w.metric_rows, 2);
+	td_run_free(w.run);
+	w = (struct walked){ 0 };
+	assert_int_equal(td_store_walk_run(b->store, "00000000-0000-4000-8000-000000000000", &v, b->err,
+					   ERRLEN), -ENOENT);
+	assert_int_equal(w.headers, 0);
+	assert_non_null(strstr(b->err, "topdown list"));
+	assert_walk_reads(b, run); /* the failed walks left the connection usable */
+	td_run_free(lng);
+	td_run_free(bare);
+	td_run_free(run);
+}
+
 static void test_read_missing_run(void **state)
 {
 	struct backend *b = backend_of(state);
@@ -1128,6 +1288,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		ON_BOTH(test_round_trip),
 		ON_BOTH(test_read_missing_run),
+		ON_BOTH(test_walk_run),
 		ON_BOTH(test_duplicate_id),
 		ON_BOTH(test_failed_write_leaves_nothing),
 		ON_BOTH(test_list_filters),

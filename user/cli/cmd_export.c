@@ -113,26 +113,10 @@ static int write_runs(struct td_store *store, const struct td_run_summary *runs,
 	else
 		fputs("[", out);
 	for (size_t i = 0; ret == 0 && i < count; i++) {
-		struct td_run *run = NULL;
-
 		td_progress_step(&progress, i);
-		ret = td_store_read_run(store, runs[i].id, &run, err, errlen);
-		if (ret == 0 && format == TD_FORMAT_CSV) {
-			td_export_csv_run(out, run);
-		} else if (ret == 0) {
-			json_t *json = td_run_json(run);
-
+		if (format == TD_FORMAT_JSON)
 			fputs(i ? ",\n" : "\n", out);
-			/* json_dumpf fails only when memory runs out: write
-			 * errors show when the output is closed */
-			if (!json || json_dumpf(json, out, JSON_INDENT(2)) < 0) {
-				snprintf(err, errlen, "out of memory encoding run %s as JSON; free memory and retry",
-					 run->id);
-				ret = -ENOMEM;
-			}
-			json_decref(json);
-		}
-		td_run_free(run);
+		ret = td_export_run(store, runs[i].id, format, out, err, errlen);
 	}
 	td_progress_end(&progress);
 	if (format == TD_FORMAT_JSON)

@@ -242,6 +242,12 @@ static void print_json(const struct td_import *imp, const char *source, const ch
 
 /* ---- command ----------------------------------------------------------------- */
 
+/*
+ * The exit code: 0; TD_EXIT_USAGE when the file's content is refused (a
+ * malformed line, an impossible count, a thread without an event): like
+ * a bad argument, nothing was done and the input must change; else
+ * TD_EXIT_FAILURE.  Nothing is stored unless everything was read.
+ */
 static int import_file(const struct import_args *a, char *err, size_t errlen)
 {
 	struct td_perf_stat *ps = NULL;
@@ -251,6 +257,7 @@ static int import_file(const struct import_args *a, char *err, size_t errlen)
 	size_t len = 0;
 	int64_t mtime_ns = 0;
 	const struct td_model *model = find_model(a->model, err, errlen);
+	bool refused = false;
 	int rc;
 
 	/* Stages, not a count: a big file's time goes to reading, parsing and storing it. */
@@ -261,8 +268,10 @@ static int import_file(const struct import_args *a, char *err, size_t errlen)
 	snprintf(stage, sizeof(stage), "parsing %s (%.1f MB)", a->file, (double)len / 1e6);
 	if (!rc)
 		td_progress_stage(&progress, stage);
-	if (!rc && (rc = td_perf_stat_parse(text, len, &ps, why, sizeof(why))))
+	if (!rc && (rc = td_perf_stat_parse(text, len, &ps, why, sizeof(why)))) {
 		snprintf(err, errlen, "%s: %s", a->file, why);
+		refused = rc == -EINVAL;
+	}
 	if (!rc)
 		td_progress_stage(&progress, "computing the Top-Down trees");
 	if (!rc) {
@@ -271,8 +280,10 @@ static int import_file(const struct import_args *a, char *err, size_t errlen)
 			.process = a->process, .labels = &a->labels, .file_time_ns = mtime_ns,
 		};
 
-		if ((rc = td_import_build(ps, &opts, &imp, why, sizeof(why))))
+		if ((rc = td_import_build(ps, &opts, &imp, why, sizeof(why)))) {
 			snprintf(err, errlen, "%s: %s", a->file, why);
+			refused = rc == -EINVAL;
+		}
 	}
 	if (!rc)
 		td_progress_stage(&progress, "storing the run");
@@ -286,7 +297,7 @@ static int import_file(const struct import_args *a, char *err, size_t errlen)
 	td_import_free(imp);
 	td_perf_stat_free(ps);
 	free(text);
-	return rc;
+	return !rc ? 0 : refused ? TD_EXIT_USAGE : TD_EXIT_FAILURE;
 }
 
 int td_cmd_import(int argc, char **argv)
@@ -297,10 +308,8 @@ int td_cmd_import(int argc, char **argv)
 
 	td_labels_init(&a.labels);
 	rc = parse_args(argc, argv, &a);
-	if (!rc && import_file(&a, err, sizeof(err)) != 0) {
+	if (!rc && (rc = import_file(&a, err, sizeof(err))) != 0)
 		td_print_error("topdown import", err);
-		rc = 1;
-	}
 	td_labels_free(&a.labels);
 	return rc < 0 ? 0 : rc;
 }

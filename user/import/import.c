@@ -266,6 +266,7 @@ struct builder {
 	uint32_t pid;
 	size_t n_repeats;       /* counts given twice for one span, thread and CPU */
 	int first_repeat;
+	bool counted[TD_MAX_EVENTS]; /* run events the file has a count line for */
 };
 
 static size_t tid_index(const struct builder *b, uint32_t tid)
@@ -310,7 +311,9 @@ static int collect_entries(struct builder *b)
 	for (size_t i = 0; i < ps->n_counts; i++) {
 		const struct td_perf_count *c = &ps->counts[i];
 
-		for (size_t k = 0; k < b->map.n_run_events[c->event]; k++)
+		for (size_t k = 0; k < b->map.n_run_events[c->event]; k++) {
+			if (b->map.run_events[c->event][k] >= 0)
+				b->counted[b->map.run_events[c->event][k]] = true;
 			b->entries[b->n_entries++] = (struct entry){
 				.seq = interval_seq(b, c->interval_s),
 				.tid = c->tid,
@@ -321,6 +324,7 @@ static int collect_entries(struct builder *b)
 				.runtime_ns = c->runtime_ns,
 				.running_fraction = c->running_fraction,
 			};
+		}
 	}
 	qsort(b->entries, b->n_entries, sizeof(*b->entries), entry_cmp);
 	return 0;
@@ -353,10 +357,55 @@ static struct acc *whole_acc(struct builder *b, uint32_t tid, int event)
 	return &b->whole[tid_index(b, tid) * width + (event == TASK_CLOCK ? b->map.n : (size_t)event)];
 }
 
+/* The file's name of run event e (the first file event that stands for it). */
+static const char *file_event_name(const struct builder *b, int e)
+{
+	for (size_t f = 0; f < b->ps->n_events; f++)
+		for (size_t k = 0; k < b->map.n_run_events[f]; k++)
+			if (b->map.run_events[f][k] == e)
+				return b->ps->events[f];
+	return "?";
+}
+
+/*
+ * A thread must have a count line for every event the file counts, in
+ * every span it appears in: a thread without its cycles line would give
+ * its group and the process sums whose numerators and divisors cover
+ * different threads, a tree that looks real and is not.  Such a file is
+ * refused, naming the thread's first line in that span; "<not counted>"
+ * is a line, and keeps its meaning (the event was not counted).
+ */
+static int check_complete(const struct builder *b, const struct entry *first, const bool *has,
+			  int first_line, char *err, size_t errlen)
+{
+	char span[64] = "the run", who[TD_COMM_LEN + 48] = "";
+
+	for (size_t e = 0; e < b->map.n; e++) {
+		if (!b->counted[e] || has[e])
+			continue;
+		if (first->seq >= 0)
+			snprintf(span, sizeof(span), "the interval at %.9g s", b->stamps[first->seq]);
+		if (b->ps->per_thread)
+			snprintf(who, sizeof(who), "thread %s-%u has no count for %s in ",
+				 b->comms[tid_index(b, first->tid)], first->tid, file_event_name(b, (int)e));
+		snprintf(err, errlen,
+			 "line %d: %s%s%s%s, which the file counts elsewhere; the Top-Down formulas need "
+			 "every event of every thread in every span, so give each its line "
+			 "(\"<not counted>\" when perf did not count it)",
+			 first_line, who, span, who[0] ? "" : " has no count for ",
+			 who[0] ? "" : file_event_name(b, (int)e));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The entries of one (span, thread): their row; entries[*i] is the first. */
-static void sweep_thread(struct builder *b, size_t *i, struct td_thread_row *row)
+static int sweep_thread(struct builder *b, size_t *i, struct td_thread_row *row, char *err,
+			size_t errlen)
 {
 	const struct entry *first = &b->entries[*i];
+	bool has[TD_MAX_EVENTS] = { false };
+	int first_line = first->line;
 	size_t k = *i;
 
 	*row = blank_row(b, first->tid);
@@ -369,6 +418,10 @@ static void sweep_thread(struct builder *b, size_t *i, struct td_thread_row *row
 		     k++) {
 			const struct entry *e = &b->entries[k], *prev = k > *i ? e - 1 : NULL;
 
+			if (e->event >= 0)
+				has[e->event] = true;
+			if (e->line < first_line)
+				first_line = e->line;
 			if (prev && prev->event == event && prev->unit == e->unit) {
 				if (!b->n_repeats++)
 					b->first_repeat = e->line;
@@ -381,10 +434,11 @@ static void sweep_thread(struct builder *b, size_t *i, struct td_thread_row *row
 		set_counter(row, event, &a);
 	}
 	*i = k;
+	return check_complete(b, first, has, first_line, err, errlen);
 }
 
 /* The rows of every span, in entry order: intervals, or the whole run. */
-static int sweep(struct builder *b, struct td_run *run)
+static int sweep(struct builder *b, struct td_run *run, char *err, size_t errlen)
 {
 	int rc = 0;
 
@@ -405,8 +459,8 @@ static int sweep(struct builder *b, struct td_run *run)
 		int32_t seq = b->entries[i].seq;
 		size_t n = 0;
 
-		while (i < b->n_entries && b->entries[i].seq == seq)
-			sweep_thread(b, &i, &rows[n++]);
+		while (!rc && i < b->n_entries && b->entries[i].seq == seq)
+			rc = sweep_thread(b, &i, &rows[n++], err, errlen);
 		if (seq < 0) {
 			run->threads = rows;
 			run->nr_threads = n;
@@ -615,7 +669,7 @@ static int fill_run(struct builder *b, struct td_run *run, char *err, size_t err
 	if (!rc && b->ps->per_thread && b->n_tids)
 		b->pid = b->tids[0]; /* -p PID: the main thread has the lowest tid */
 	if (!rc)
-		rc = sweep(b, run);
+		rc = sweep(b, run, err, errlen);
 	if (!rc)
 		rc = set_times(b, run, err, errlen);
 	if (rc)

@@ -34,7 +34,16 @@
  * thread's on-CPU time.
  *
  * Errors name the line: "line 7: expected a count, '<not counted>' or
- * '<not supported>' in field 2, got 'abc'".
+ * '<not supported>' in field 2, got 'abc'".  A count perf stat cannot
+ * have written is refused, not read: negative, hexadecimal, inf or nan,
+ * with an exponent or a sign, or above 2^64-1 ("line 12: count '-5' for
+ * cycles is negative; perf stat counts are whole numbers from 0 to
+ * 2^64-1").  So is a thread (or, without --per-thread, an interval)
+ * that lacks the line of an event the file counts elsewhere: summed into
+ * its group and process it would give ratios whose numerators and
+ * divisors cover different threads.  Such a file is refused rather than
+ * imported with the thread marked or left out, since either would store
+ * a run that is not what perf counted; "<not counted>" keeps its meaning.
  */
 #ifndef TOPDOWN_IMPORT_H
 #define TOPDOWN_IMPORT_H

@@ -194,14 +194,70 @@ static bool is_unit_id(const char *s, bool cpu)
 	return s[-1] != '-';
 }
 
-/* The count field: a number, or perf's words for no count. */
-static bool parse_count(const char *s, double *value)
+/* What every refusal of a count ends with. */
+#define COUNT_RANGE "perf stat counts are whole numbers from 0 to 2^64-1"
+
+/*
+ * Why a count field that reads as a number cannot be one perf stat wrote,
+ * or NULL when it can.  perf writes counts in plain decimal, whole for
+ * hardware events and with a fraction for msec ones (task-clock); a
+ * hardware counter holds 64 bits.  Anything else (a sign, hex, inf, an
+ * exponent, more than 64 bits) would turn into a tree that looks real and
+ * is not, so it is refused rather than read.
+ */
+static const char *count_problem(const char *s)
 {
+	const char *int_part = s, *dot;
+	size_t int_digits;
+
+	if (*s == '-')
+		return "is negative";
+	if (strpbrk(s, "xX"))
+		return "is hexadecimal";
+	if (strpbrk(s, "nNiI")) /* strtod read it all: nan, inf or infinity */
+		return "is not a finite number";
+	if (strspn(s, "0123456789.") != strlen(s) || strchr(s, '.') != strrchr(s, '.')) {
+		double v = strtod(s, NULL);
+
+		return isinf(v) || v >= 0x1p64 ? "is above 2^64-1" : "is not a plain decimal number";
+	}
+	while (*int_part == '0' && int_part[1] && int_part[1] != '.')
+		int_part++;
+	dot = strchr(int_part, '.');
+	int_digits = dot ? (size_t)(dot - int_part) : strlen(int_part);
+	if (int_digits > 20 || (int_digits == 20 && strncmp(int_part, "18446744073709551615", 20) > 0))
+		return "is above 2^64-1";
+	return NULL;
+}
+
+/*
+ * The count field: a number, or perf's words for no count.  false with
+ * why: a number perf cannot have written (count_problem), or not a
+ * number at all (why left empty).
+ */
+static bool parse_count(const char *s, const char *event, double *value, char *why,
+			size_t whylen)
+{
+	const char *problem;
+	char *end;
+
+	why[0] = '\0';
 	if (strcmp(s, "<not counted>") == 0 || strcmp(s, "<not supported>") == 0) {
 		*value = NAN;
 		return true;
 	}
-	return parse_number(s, value);
+	if (!*s || isspace((unsigned char)*s))
+		return false;
+	(void)strtod(s, &end);
+	if (*end)
+		return false; /* not even a number */
+	problem = count_problem(s);
+	if (problem) {
+		snprintf(why, whylen, "count '%s' for %s %s; " COUNT_RANGE, s, event, problem);
+		return false;
+	}
+	*value = strtod(s, NULL);
+	return true;
 }
 
 /* Whether name has a '/' left open ("cpu/event=0xc2" before ",umask=2/"). */
@@ -276,18 +332,22 @@ static enum verdict read_fields(char **f, size_t n, struct layout l, struct reco
 		i++;
 	}
 	event = td_trim_blanks(event);
-	if (!parse_count(count, &r->value)) {
+	double ignored;
+	bool count_ok = parse_count(count, event, &r->value, why, whylen);
+
+	if (!count_ok && !why[0]) {
 		snprintf(why, whylen,
 			 "expected a count, '<not counted>' or '<not supported>' in field %zu, got '%s'",
 			 count_field, count);
 		return LINE_BAD;
 	}
-	double ignored;
 	if (!*event || parse_number(event, &ignored) || parse_number(unit, &ignored)) {
 		snprintf(why, whylen, "expected a unit and an event name after the count in field %zu",
 			 count_field);
 		return LINE_BAD;
 	}
+	if (!count_ok)
+		return LINE_BAD; /* a number perf cannot have written: why says so */
 	r->event = event;
 	r->event_unit = unit;
 	/* Then: [noise "1.23%"] run time, percentage, [metric value, metric unit]. */
@@ -415,6 +475,28 @@ static bool json_number_of(json_t *obj, const char *key, double *out)
 	return json_is_string(v) && parse_number(json_string_value(v), out);
 }
 
+/*
+ * "counter-value": perf writes a string ("123.000000", "<not counted>");
+ * a JSON number is read too, and checked as the same text would be.
+ */
+static bool read_json_value(json_t *obj, const char *event, double *value, char *why,
+			    size_t whylen)
+{
+	json_t *v = json_object_get(obj, "counter-value");
+	char text[64];
+
+	why[0] = '\0';
+	if (json_is_string(v))
+		return parse_count(json_string_value(v), event, value, why, whylen);
+	if (json_is_integer(v))
+		snprintf(text, sizeof(text), "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(text, sizeof(text), "%.17g", json_real_value(v));
+	else
+		return false;
+	return parse_count(text, event, value, why, whylen);
+}
+
 /* The CPU or unit a JSON count belongs to, or "" (aggregated). */
 static bool json_unit(json_t *obj, char *out, size_t len)
 {
@@ -457,8 +539,9 @@ static bool json_same_shape(struct parser *p, bool interval, bool thread, bool u
 
 static enum verdict read_json_count(struct parser *p, json_t *obj, struct record *r)
 {
-	const char *event = json_text(obj, "event"), *count = json_text(obj, "counter-value");
+	const char *event = json_text(obj, "event");
 	const char *thread = json_text(obj, "thread");
+	char why[256];
 	double pct;
 
 	if (json_object_get(obj, "cgroup")) {
@@ -479,9 +562,10 @@ static enum verdict read_json_count(struct parser *p, json_t *obj, struct record
 	}
 	r->event = event;
 	r->event_unit = json_text(obj, "unit") ? json_text(obj, "unit") : "";
-	if (count ? !parse_count(count, &r->value) : !json_number_of(obj, "counter-value", &r->value)) {
-		line_error(p->err, p->errlen, p->line,
-			   "\"counter-value\" must be a count, \"<not counted>\" or \"<not supported>\"");
+	if (!read_json_value(obj, event, &r->value, why, sizeof(why))) {
+		line_error(p->err, p->errlen, p->line, "%s",
+			   why[0] ? why
+				  : "\"counter-value\" must be a count, \"<not counted>\" or \"<not supported>\"");
 		return LINE_BAD;
 	}
 	r->interval_s = NAN;

@@ -57,12 +57,16 @@ json_t *td_thread_breakdown_json(const struct td_thread_breakdown *t);
 json_t *td_trend_json(const struct td_trend *t);
 json_t *td_comparison_json(const struct td_comparison *c);
 json_t *td_label_set_json(const struct td_label_set *set);
-/* A whole run: its summary fields, events, threads, intervals and metric rows. */
-json_t *td_run_json(const struct td_run *run);
-
-/* Export's CSV: the header, then one line per metric row of a run (one line
- * with empty metric fields for a run without any). */
+/* Export's CSV header; td_export_run() writes a run's lines under it: one
+ * per metric row (one with empty metric fields for a run without any). */
 void td_export_csv_header(FILE *out);
-void td_export_csv_run(FILE *out, const struct td_run *run);
+/*
+ * One stored run, read part by part (td_store_walk_run) and written as it
+ * comes, in little memory whatever its length: as JSON, the run object
+ * (its fields, events, thread rows, intervals and metric rows, indented
+ * by two spaces, without a newline after it), or as CSV, its lines.
+ */
+int td_export_run(struct td_store *store, const char *run_id, enum td_format format, FILE *out,
+		  char *err, size_t errlen);
 
 #endif

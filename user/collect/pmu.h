@@ -103,7 +103,8 @@ int td_cpulist_parse(const char *list, bool *cpus, int nr_cpus, char *err, size_
 
 /*
  * Whether this host has hardware counters: opens a cycles counter on
- * CPU 0 and closes it. When not, why says so in one sentence.
+ * CPU 0 and closes it. When not, why says so in one sentence, and errno
+ * is the open's (EACCES or EPERM: we may not, rather than there are none).
  */
 bool td_pmu_hardware_available(char *why, size_t whylen);
 

@@ -38,7 +38,7 @@ static const char usage_text[] =
 	"  --token-file FILE    clients must send Authorization: Bearer <the file's first line>;\n"
 	"                       required off loopback; the file must be chmod 600\n"
 	"  --tls-cert FILE, --tls-key FILE  serve HTTPS with this PEM certificate and key\n"
-	"  --max-sessions N     sessions at once (default 64); a new one over it gets 503\n"
+	"  --max-sessions N     sessions at once (default 64); a new one over it ends the longest idle\n"
 	"  --session-idle D     a session unused this long ends (default 30m)\n";
 
 struct cli {

@@ -39,7 +39,10 @@
 #define TOKEN_MAX 4096
 #define DRAIN_GRACE_MS 10000  /* on SIGTERM: a collection's longest run, and this */
 #define HTTP_MAX_HEAD 32768   /* request line and headers */
-#define HTTP_TIMEOUT_S 60     /* an idle connection is closed */
+/* An idle connection is closed after this: a stream writes a comment each
+ * second and a request being answered is not idle, so only a quiet or
+ * stalled client is cut, and its place comes back soon. */
+#define HTTP_TIMEOUT_S 15
 #define HTTP_CONNECTIONS_PER_SESSION 4 /* a stream, a cancel, a retry... */
 #define HTTP_ADDRESS_SHARE 4  /* one address holds at most this fraction of the connections */
 

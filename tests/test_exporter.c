@@ -1023,12 +1023,13 @@ static void test_slowloris_leaves_room(void **state)
 	struct slowloris *s = malloc(sizeof(*s));
 	size_t reached, held = 0;
 	long long t0, slowest = 0;
+	const char *why;
 	char *response;
 
 	(void)state;
 	assert_non_null(s);
-	if (!slowloris_room(SLOWLORIS_MAX)) {
-		print_message("SKIP: the descriptor limit is too low for %d connections\n", SLOWLORIS_MAX);
+	if ((why = slowloris_cannot_run())) {
+		print_message("SKIP: %s\n", why);
 		free(s);
 		td_exporter_stop(x);
 		skip();
@@ -1255,7 +1256,9 @@ static void test_start_without_resources(void **state)
 		for (int spare = 1; spare >= 0; spare--) {
 			low.rlim_cur = low.rlim_max = (rlim_t)(lowest + spare);
 			err[0] = '\0';
-			if (setrlimit(RLIMIT_NOFILE, &low) || td_exporter_start(listen, err, sizeof(err)))
+			if (setrlimit(RLIMIT_NOFILE, &low))
+				_exit(77); /* valgrind keeps the hard limit its own */
+			if (td_exporter_start(listen, err, sizeof(err)))
 				_exit(10 + spare);
 			if (!strstr(err, spare ? "cannot start the HTTP server on 127.0.0.1:"
 					       : "cannot listen on 127.0.0.1:") ||
@@ -1271,7 +1274,9 @@ static void test_start_without_resources(void **state)
 		_exit(0);
 	}
 	assert_int_equal(waitpid(child, &status, 0), child);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+		print_message("  out of descriptors: not checked, the hard limit cannot be lowered here\n");
+	else if (!WIFEXITED(status) || WEXITSTATUS(status))
 		fail_msg("out of descriptors: the child failed its check %d", WEXITSTATUS(status));
 #if CAN_FAIL_MALLOC
 	if (can_fail_malloc()) {

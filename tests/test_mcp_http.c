@@ -757,15 +757,16 @@ static void test_network_slowloris(void **state)
 	struct td_httpd_options o = { .option = "--listen", .ephemeral_port = true };
 	struct slowloris *attack = malloc(sizeof(*attack));
 	char err[256] = "", id[40];
+	const char *why;
 	size_t reached, held = 0;
 	long long t0;
 	struct served s;
 
 	(void)state;
 	assert_non_null(attack);
-	if (!slowloris_room(SLOWLORIS_MAX)) {
+	if ((why = slowloris_cannot_run())) {
 		free(attack);
-		print_message("SKIP: the descriptor limit is too low for %d connections\n", SLOWLORIS_MAX);
+		print_message("SKIP: %s\n", why);
 		skip();
 	}
 	s.h = keeper("127.0.0.1:0", NULL, 0, 0);

@@ -566,6 +566,23 @@ static void test_handler_sessions_per_client(void **state)
 	call_peer = "127.0.0.1";
 	assert_int_equal(ping(h, id), 404);
 	td_mcp_http_free(h);
+
+	/* with a token every client is the token's: the whole table is theirs,
+	 * and a full one ends the longest idle session */
+	h = keeper("127.0.0.1:0", "0123456789abcdef0123", 2, 0);
+	for (int i = 0; i < 3; i++) {
+		r = call(h, &x, "POST", init_body, JSON, "Authorization", "Bearer 0123456789abcdef0123",
+			 NULL);
+		assert_int_equal(r->status, 200);
+		snprintf(i == 0 ? a1 : i == 1 ? a2 : a3, 40, "%s", resp_header(r, "Mcp-Session-Id"));
+	}
+	for (int i = 0; i < 3; i++) {
+		r = call(h, &x, "POST", ping_body, JSON, "Authorization", "Bearer 0123456789abcdef0123",
+			 "Mcp-Session-Id", i == 0 ? a1 : i == 1 ? a2 : a3, NULL);
+		assert_int_equal(r->status, i == 0 ? 404 : 200);
+	}
+	td_httpd_response_release(r);
+	td_mcp_http_free(h);
 }
 
 /* ---- over the network ---- */

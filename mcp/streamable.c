@@ -39,8 +39,12 @@
 #define TOKEN_MAX 4096
 #define DRAIN_GRACE_MS 10000  /* on SIGTERM: a collection's longest run, and this */
 #define HTTP_MAX_HEAD 32768   /* request line and headers */
-#define HTTP_TIMEOUT_S 60     /* an idle connection is closed */
+/* An idle connection is closed after this: a stream writes a comment each
+ * second and a request being answered is not idle, so only a quiet or
+ * stalled client is cut, and its place comes back soon. */
+#define HTTP_TIMEOUT_S 15
 #define HTTP_CONNECTIONS_PER_SESSION 4 /* a stream, a cancel, a retry... */
+#define HTTP_ADDRESS_SHARE 4  /* one address holds at most this fraction of the connections */
 
 static const char json_mime[] = "application/json";
 
@@ -54,6 +58,7 @@ struct outbox {
 
 struct session {
 	char id[2 * SESSION_ID_BYTES + 1];
+	char client[TD_HTTPD_PEER_MAX]; /* who started it: the address, or the token's mark */
 	struct td_mcp_server *server;
 	pthread_mutex_t lock;    /* the server answers one thing at a time */
 	struct outbox *out;      /* under lock: where the server's messages go */
@@ -65,6 +70,8 @@ struct session {
 struct td_mcp_http {
 	struct td_mcp_http_options o;
 	char host[TD_HTTPD_HOST_MAX]; /* of the listen address */
+	int port;                     /* of the listen address; 0: the kernel's pick, in each request */
+	unsigned per_client;          /* sessions one client may hold */
 	bool tls;                     /* served as https */
 	pthread_mutex_t lock;         /* the table */
 	struct session **sessions;    /* o.max_sessions slots, NULL when free */
@@ -80,17 +87,17 @@ static int64_t now_ns(void)
 
 /* ---- the checks ---- */
 
-bool td_mcp_http_origin_allowed(const char *origin, const char *listen_host)
+bool td_mcp_http_origin_allowed(const char *origin, bool tls, const char *listen_host, int port)
 {
-	const char *start, *end;
-	char host[TD_HTTPD_HOST_MAX];
+	const char *scheme = tls ? "https://" : "http://", *start, *end;
+	char host[TD_HTTPD_HOST_MAX], *rest;
+	long given = tls ? 443 : 80;
 
 	if (!origin)
 		return true;
-	start = strstr(origin, "://");
-	if (!start)
-		return false; /* "null" (a sandboxed page, a file) and garbage */
-	start += 3;
+	if (strncasecmp(origin, scheme, strlen(scheme)))
+		return false; /* another scheme, "null" (a sandboxed page, a file), garbage */
+	start = origin + strlen(scheme);
 	if (*start == '[') {
 		start++;
 		end = strchr(start, ']');
@@ -101,7 +108,17 @@ bool td_mcp_http_origin_allowed(const char *origin, const char *listen_host)
 		return false;
 	memcpy(host, start, (size_t)(end - start));
 	host[end - start] = '\0';
-	return td_httpd_host_is_loopback(host) || !strcasecmp(host, listen_host);
+	end += *end == ']';
+	if (*end == ':') {
+		errno = 0;
+		given = strtol(end + 1, &rest, 10);
+		if (errno || rest == end + 1 || (*rest && *rest != '/'))
+			return false;
+	} else if (*end && *end != '/') {
+		return false;
+	}
+	return given == port &&
+	       (td_httpd_host_is_loopback(host) || !strcasecmp(host, listen_host));
 }
 
 bool td_mcp_http_token_matches(const char *authorization, const char *token)
@@ -321,12 +338,54 @@ static void session_end(struct td_mcp_http *h, struct session *ss)
 	pthread_mutex_unlock(&h->lock);
 }
 
-/* A new session, held, in a free slot; NULL with *status 503 when every
- * slot is taken, 500 when out of randomness or memory. */
-static struct session *session_new(struct td_mcp_http *h, int *status)
+/*
+ * A place for a session of client, table locked: a free slot, or one
+ * freed by ending a session nobody is using. A client at its cap gives up
+ * its own longest idle session; else, with the table full, the longest
+ * idle session of anyone ends. Ended sessions go to *gone for the caller
+ * to free unlocked; the slot, or max_sessions when every candidate is in
+ * use.
+ */
+static unsigned make_room(struct td_mcp_http *h, const char *client, struct session **gone)
+{
+	unsigned mine = 0, slot = h->o.max_sessions, oldest = h->o.max_sessions,
+		 oldest_mine = h->o.max_sessions, victim;
+
+	*gone = NULL;
+	for (unsigned i = 0; i < h->o.max_sessions; i++) {
+		struct session *ss = h->sessions[i];
+
+		if (!ss) {
+			slot = slot < h->o.max_sessions ? slot : i;
+			continue;
+		}
+		if (!ss->users && (oldest == h->o.max_sessions ||
+				   ss->last_used_ns < h->sessions[oldest]->last_used_ns))
+			oldest = i;
+		if (strcmp(ss->client, client))
+			continue;
+		mine++;
+		if (!ss->users && (oldest_mine == h->o.max_sessions ||
+				   ss->last_used_ns < h->sessions[oldest_mine]->last_used_ns))
+			oldest_mine = i;
+	}
+	if (mine < h->per_client && slot < h->o.max_sessions)
+		return slot;
+	victim = mine >= h->per_client ? oldest_mine : oldest;
+	if (victim < h->o.max_sessions) {
+		*gone = h->sessions[victim];
+		h->sessions[victim] = NULL;
+		(*gone)->ended = true;
+	}
+	return victim;
+}
+
+/* A new session of client, held, in a free slot; NULL with *status 503
+ * when no slot can be freed, 500 when out of randomness or memory. */
+static struct session *session_new(struct td_mcp_http *h, const char *client, int *status)
 {
 	unsigned char random[SESSION_ID_BYTES];
-	struct session *ss = calloc(1, sizeof(*ss));
+	struct session *ss = calloc(1, sizeof(*ss)), *gone = NULL;
 	unsigned slot;
 
 	*status = 500;
@@ -334,6 +393,7 @@ static struct session *session_new(struct td_mcp_http *h, int *status)
 		goto fail;
 	for (size_t i = 0; i < sizeof(random); i++)
 		snprintf(ss->id + 2 * i, 3, "%02x", random[i]);
+	snprintf(ss->client, sizeof(ss->client), "%s", client);
 	pthread_mutex_init(&ss->lock, NULL);
 	ss->server = td_mcp_server_new(&h->o.mcp, session_write, ss);
 	if (!ss->server) {
@@ -343,13 +403,14 @@ static struct session *session_new(struct td_mcp_http *h, int *status)
 	ss->users = 1;
 	pthread_mutex_lock(&h->lock);
 	expire(h);
-	for (slot = 0; slot < h->o.max_sessions && h->sessions[slot]; slot++)
-		;
+	slot = make_room(h, client, &gone);
 	if (slot < h->o.max_sessions) {
 		ss->last_used_ns = now_ns();
 		h->sessions[slot] = ss;
 	}
 	pthread_mutex_unlock(&h->lock);
+	if (gone)
+		session_free(gone); /* nobody used it: no request holds it */
 	if (slot < h->o.max_sessions)
 		return ss;
 	*status = 503;
@@ -546,6 +607,19 @@ static void dispatch(struct td_mcp_http *h, struct session *ss, const struct td_
 	session_put(h, ss);
 }
 
+/*
+ * Who a request comes from, for the sessions' cap per client: the
+ * client's address; with a token, every client proves the same secret and
+ * so counts as one, whose cap is the whole table (then only the longest
+ * idle rule decides who makes room).
+ */
+static const char *client_of(const struct td_mcp_http *h, const struct td_httpd_request *req)
+{
+	if (h->o.token)
+		return "token";
+	return req->peer ? req->peer : "";
+}
+
 static void post(struct td_mcp_http *h, const struct td_httpd_request *req,
 		 struct td_httpd_response *resp)
 {
@@ -570,9 +644,9 @@ static void post(struct td_mcp_http *h, const struct td_httpd_request *req,
 	if (msg.kind == TD_RPC_INVALID) {
 		refuse(resp, 400, msg.error_code, msg.error);
 	} else if (msg.kind == TD_RPC_REQUEST && !strcmp(msg.method, "initialize")) {
-		if (!(ss = session_new(h, &status))) {
+		if (!(ss = session_new(h, client_of(h, req), &status))) {
 			refuse(resp, status, TD_RPC_INTERNAL_ERROR, status == 503 ?
-			       "too many sessions: end one (DELETE /mcp) or wait for one to expire" :
+			       "too many sessions, every one busy: end one (DELETE /mcp) or try again shortly" :
 			       "cannot start a session (out of memory or randomness): try again");
 		} else {
 			char id[sizeof(ss->id)];
@@ -627,10 +701,12 @@ void td_mcp_http_handle(void *ctx, const struct td_httpd_request *req,
 
 	if (strcmp(req->path, "/mcp")) {
 		refuse(resp, 404, TD_RPC_INVALID_REQUEST, "not found: the MCP endpoint is /mcp");
-	} else if (!td_mcp_http_origin_allowed(td_httpd_header(req, "Origin"), h->host)) {
-		/* a web page must not drive a local server (DNS rebinding) */
+	} else if (!td_mcp_http_origin_allowed(td_httpd_header(req, "Origin"), req->tls, h->host,
+					       req->port ? req->port : h->port)) {
+		/* a web page must not drive a local server (DNS rebinding), nor
+		 * may another local server's page (another port) */
 		refuse(resp, 403, TD_RPC_INVALID_REQUEST,
-		       "forbidden Origin: only pages on this host or the listen address may call");
+		       "forbidden Origin: only pages of this server's own origin (scheme, host and port) may call");
 	} else if (h->o.token &&
 		   !td_mcp_http_token_matches(td_httpd_header(req, "Authorization"), h->o.token)) {
 		refuse(resp, 401, TD_RPC_INVALID_REQUEST,
@@ -679,6 +755,11 @@ struct td_mcp_http *td_mcp_http_new(const struct td_mcp_http_options *o, char *e
 	if (!h->o.session_idle_ns)
 		h->o.session_idle_ns = TD_MCP_HTTP_DEFAULT_IDLE_NS;
 	memcpy(h->host, host, sizeof(host));
+	h->port = (int)port;
+	/* a quarter of the table each, so that one client's leaked or hoarded
+	 * sessions leave the others room */
+	h->per_client = o->token ? h->o.max_sessions :
+			h->o.max_sessions / 4 ? h->o.max_sessions / 4 : 1;
 	h->sessions = calloc(h->o.max_sessions, sizeof(*h->sessions));
 	if (!h->sessions) {
 		free(h);
@@ -714,6 +795,8 @@ struct td_httpd *td_mcp_http_listen(struct td_mcp_http *h, struct td_httpd_optio
 	http->max_body = TD_RPC_MAX_LINE;
 	http->max_head = HTTP_MAX_HEAD;
 	http->max_connections = HTTP_CONNECTIONS_PER_SESSION * sessions;
+	http->max_per_address = http->max_connections / HTTP_ADDRESS_SHARE ?
+				http->max_connections / HTTP_ADDRESS_SHARE : 1;
 	http->timeout_s = HTTP_TIMEOUT_S;
 	http->handler = td_mcp_http_handle;
 	http->ctx = h;

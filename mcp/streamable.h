@@ -30,7 +30,11 @@ struct td_mcp_http_options {
 	struct td_mcp_options mcp; /* what every session's server gets */
 	const char *listen;        /* HOST:PORT, for the Origin check and the token rule */
 	const char *token;         /* the bearer token clients must send; NULL: none */
-	unsigned max_sessions;     /* 0: the default; a new one over it gets 503 */
+	unsigned max_sessions;     /* 0: the default. A client (an address; with a token,
+				      every client) holds a quarter of them at most: a new
+				      one over that, or over the total, ends the longest
+				      idle session (the client's own, or anyone's); 503
+				      only when every one is in use */
 	uint64_t session_idle_ns;  /* a session unused this long ends; 0: the default */
 	const char *option_prefix; /* how errors name the options: NULL for mcp-serve's
 				      --listen and --token-file, "mcp-" for the agent's */
@@ -80,9 +84,12 @@ int td_mcp_http_read_token(const char *path, const char *option, char **token, c
 			   size_t errlen);
 
 /* The checks, alone: whether a browser page from origin may call a server
- * listening on listen_host (no Origin: not a browser, allowed), and
- * whether an Authorization header carries token (in constant time). */
-bool td_mcp_http_origin_allowed(const char *origin, const char *listen_host);
+ * listening on listen_host and port, over HTTPS when tls: the scheme and
+ * the port must be the server's (80 and 443 when the Origin names none),
+ * the host its listen host or a loopback name (no Origin: not a browser,
+ * allowed); and whether an Authorization header carries token (in
+ * constant time). */
+bool td_mcp_http_origin_allowed(const char *origin, bool tls, const char *listen_host, int port);
 bool td_mcp_http_token_matches(const char *authorization, const char *token);
 
 #endif

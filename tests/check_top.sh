@@ -2,7 +2,8 @@
 # topdown top as a person uses it, in a terminal tmux provides: the
 # workload's threads appear and their figures move, the keys sort, filter,
 # pause, group and show the help, a resize redraws, q and ^C give the
-# terminal back; then --batch frames, and the one-line refusals.
+# terminal back; then --batch frames, their end when the target exits, and
+# the one-line refusals.
 #
 # usage: tests/check_top.sh BUILD_DIR   (from the project root; as root)
 # exit 0 when all pass, 77 when it cannot run here (the last line says
@@ -130,6 +131,18 @@ rc=$?
 [ $rc -eq 0 ] || fail "--batch --iterations 2 exited $rc: $(cat "$work/batch.err")"
 [ "$(grep -c '^topdown top .*threads in' "$work/batch")" -eq 2 ] || fail "--batch: not two frame headers"
 [ "$(grep -c '^spinner ' "$work/batch")" -eq 2 ] || fail "--batch: not a spinner row in each frame"
+
+# --batch without --iterations ends by itself once its target has exited:
+# a workload of 2 s, and top given up to 20 s to notice
+"$out/td-workload" --duration-ms 2000 >/dev/null 2>&1 &
+short=$!
+timeout 20 "$topdown" top --pid "$short" --batch --interval 200ms >"$work/ends" 2>"$work/ends.err"
+rc=$?
+wait "$short"
+[ $rc -eq 0 ] || fail "--batch after its target exited: exit $rc (124: still running), $(tail -1 "$work/ends.err")"
+[ "$(tail -1 "$work/ends.err")" = "topdown top: every target has exited" ] ||
+	fail "--batch after its target exited: the last line on stderr is '$(tail -1 "$work/ends.err")'"
+grep -q '^spinner ' "$work/ends" || fail "--batch after its target exited: no spinner row before the end"
 
 "$topdown" top --pid "$workload" </dev/null >"$work/notty" 2>&1
 rc=$?

@@ -3,7 +3,8 @@
  * topdown doctor as a user runs it (user/doctor/doctor.h): the checks
  * this host passes, what it says of the PMU measured independently here,
  * --verify's self-check, and the failures it must report: a store it
- * cannot write, a user without the privileges, bad usage.
+ * cannot write, a user without the privileges (whose refused counters are
+ * not a missing PMU), bad usage.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -165,6 +166,9 @@ static void test_unprivileged(void **state)
 	assert_int_equal(WEXITSTATUS(status), 1);
 	assert_non_null(strstr(r->out, "✗ privileges"));
 	assert_non_null(strstr(r->out, "collection cannot work on this host"));
+	/* the counters were refused to this user, which says nothing of the hardware */
+	assert_non_null(strstr(r->out, "permission denied: run as root or grant CAP_PERFMON"));
+	assert_null(strstr(r->out, "no hardware PMU"));
 	free(r);
 }
 

@@ -359,6 +359,10 @@ static void test_samples(void **state)
 		{ "main;run;hot_a", 60, 30 }, { "main;run;hot_b", 20, 40 }, { "main;run;same", 10, 10 },
 		{ "main;init", 10, 10 }, { "main;init;removed", 0, 10 },
 	};
+	/* a name on which (A+)+B backtracks 2^30 times, and one holding it as text */
+	const struct td_folded redos[] = {
+		{ "main;AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", 90, 0 }, { "main;parse_(A+)+B", 10, 0 },
+	};
 	const char *dir = getenv("TD_FLAMEGRAPH_OUT");
 	struct td_flamegraph_opts opts = { .title = "topdown: cpu-clock, branch=main", .unit = "samples" };
 	char tmp[] = "/tmp/td-flamegraph-XXXXXX";
@@ -373,10 +377,16 @@ static void test_samples(void **state)
 	opts.unit = "L3 misses";
 	opts.differential = true;
 	write_sample(dir, "diff.svg", diff, sizeof(diff) / sizeof(diff[0]), &opts);
+	opts.title = "topdown: cpu-clock, names a search could hang on";
+	opts.differential = false;
+	opts.unit = "samples";
+	write_sample(dir, "redos.svg", redos, sizeof(redos) / sizeof(redos[0]), &opts);
 	if (temporary) {
 		snprintf(path, sizeof(path), "%s/profile.svg", dir);
 		assert_int_equal(unlink(path), 0);
 		snprintf(path, sizeof(path), "%s/diff.svg", dir);
+		assert_int_equal(unlink(path), 0);
+		snprintf(path, sizeof(path), "%s/redos.svg", dir);
 		assert_int_equal(unlink(path), 0);
 		assert_int_equal(rmdir(dir), 0);
 	}

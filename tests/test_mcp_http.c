@@ -30,6 +30,7 @@
 #include "backends.h"
 #include "httpd.h"
 #include "jsonrpc.h"
+#include "slowloris.h"
 #include "streamable.h"
 
 static const char init_body[] =
@@ -89,16 +90,29 @@ static struct td_mcp_http *keeper(const char *listen, const char *token, unsigne
 static void test_origin_and_token_checks(void **state)
 {
 	(void)state;
-	assert_true(td_mcp_http_origin_allowed(NULL, "127.0.0.1"));
-	assert_true(td_mcp_http_origin_allowed("http://localhost:6274", "127.0.0.1"));
-	assert_true(td_mcp_http_origin_allowed("http://127.0.0.1", "127.0.0.1"));
-	assert_true(td_mcp_http_origin_allowed("https://[::1]:8000", "127.0.0.1"));
-	assert_true(td_mcp_http_origin_allowed("https://box.example:8000", "box.example"));
-	assert_false(td_mcp_http_origin_allowed("https://evil.example", "127.0.0.1"));
-	assert_false(td_mcp_http_origin_allowed("http://127.0.0.1.evil.example", "127.0.0.1"));
-	assert_false(td_mcp_http_origin_allowed("null", "127.0.0.1"));
-	assert_false(td_mcp_http_origin_allowed("http://", "127.0.0.1"));
-	assert_false(td_mcp_http_origin_allowed("http://[::1", "127.0.0.1"));
+	assert_true(td_mcp_http_origin_allowed(NULL, false, "127.0.0.1", 8000));
+	assert_true(td_mcp_http_origin_allowed("http://localhost:8000", false, "127.0.0.1", 8000));
+	assert_true(td_mcp_http_origin_allowed("http://127.0.0.1:8000/", false, "127.0.0.1", 8000));
+	assert_true(td_mcp_http_origin_allowed("http://127.0.0.1", false, "127.0.0.1", 80));
+	assert_true(td_mcp_http_origin_allowed("HTTPS://[::1]", true, "127.0.0.1", 443));
+	assert_true(td_mcp_http_origin_allowed("https://[::1]:8000", true, "127.0.0.1", 8000));
+	assert_true(td_mcp_http_origin_allowed("https://box.example:8000", true, "box.example", 8000));
+	/* another port of this host is another origin: another server's page */
+	assert_false(td_mcp_http_origin_allowed("http://localhost:6274", false, "127.0.0.1", 8000));
+	assert_false(td_mcp_http_origin_allowed("http://127.0.0.1", false, "127.0.0.1", 8000));
+	assert_false(td_mcp_http_origin_allowed("http://127.0.0.1:80000", false, "127.0.0.1", 8000));
+	assert_false(td_mcp_http_origin_allowed("http://127.0.0.1:8000x", false, "127.0.0.1", 8000));
+	assert_false(td_mcp_http_origin_allowed("http://127.0.0.1:", false, "127.0.0.1", 8000));
+	/* and another scheme */
+	assert_false(td_mcp_http_origin_allowed("https://127.0.0.1:8000", false, "127.0.0.1", 8000));
+	assert_false(td_mcp_http_origin_allowed("http://127.0.0.1:8000", true, "127.0.0.1", 8000));
+	assert_false(td_mcp_http_origin_allowed("ws://127.0.0.1:8000", false, "127.0.0.1", 8000));
+	assert_false(td_mcp_http_origin_allowed("https://evil.example:8000", true, "127.0.0.1", 8000));
+	assert_false(td_mcp_http_origin_allowed("http://127.0.0.1.evil.example:8000", false, "127.0.0.1", 8000));
+	assert_false(td_mcp_http_origin_allowed("http://127.0.0.1@evil.example:8000", false, "127.0.0.1", 8000));
+	assert_false(td_mcp_http_origin_allowed("null", false, "127.0.0.1", 8000));
+	assert_false(td_mcp_http_origin_allowed("http://", false, "127.0.0.1", 80));
+	assert_false(td_mcp_http_origin_allowed("http://[::1", false, "127.0.0.1", 80));
 
 	assert_true(td_mcp_http_token_matches("Bearer 0123456789abcdef", "0123456789abcdef"));
 	assert_true(td_mcp_http_token_matches("bearer  0123456789abcdef", "0123456789abcdef"));
@@ -156,12 +170,18 @@ struct exchange {
 	struct td_httpd_response resp;
 };
 
+/* The connection call() says the requests come over: the client's address
+ * and the server's port (as user/http fills them in). */
+static const char *call_peer = "127.0.0.1";
+static int call_port;
+
 /* method path body, then header name/value pairs up to NULL. */
 static struct td_httpd_response *call(struct td_mcp_http *h, struct exchange *x, const char *method,
 				      const char *body, ...)
 {
 	struct td_httpd_request req = { .method = method, .path = "/mcp", .version = "HTTP/1.1",
-					.body = body ? body : "", .body_len = body ? strlen(body) : 0 };
+					.body = body ? body : "", .body_len = body ? strlen(body) : 0,
+					.peer = call_peer, .port = call_port };
 	const char *name;
 	va_list ap;
 
@@ -212,7 +232,9 @@ static void test_handler_sessions(void **state)
 
 	(void)state;
 	initialize(h, id);
+	call_peer = "127.0.0.2"; /* each address may hold one of the two */
 	initialize(h, other);
+	call_peer = "127.0.0.1";
 	assert_string_not_equal(id, other);
 	r = call(h, &x, "POST", ping_body, JSON, "Mcp-Session-Id", id, NULL);
 	assert_int_equal(r->status, 200);
@@ -222,10 +244,6 @@ static void test_handler_sessions(void **state)
 		 JSON, "Mcp-Session-Id", id, NULL);
 	assert_int_equal(r->status, 202);
 	assert_null(r->body);
-	/* a third session is over --max-sessions */
-	r = call(h, &x, "POST", init_body, JSON, NULL);
-	assert_int_equal(r->status, 503);
-	assert_non_null(strstr(r->body, "too many sessions"));
 	/* no session, an unknown one, one ended */
 	r = call(h, &x, "POST", ping_body, JSON, NULL);
 	assert_int_equal(r->status, 400);
@@ -452,14 +470,117 @@ static void test_handler_token_and_expiry(void **state)
 	r = call(h, &x, "POST", init_body, JSON, "Authorization", "Bearer 0123456789abcdef0123", NULL);
 	assert_int_equal(r->status, 200);
 	snprintf(id, sizeof(id), "%s", resp_header(r, "Mcp-Session-Id"));
-	/* the listen host itself may be the Origin */
+	/* the listen host itself may be the Origin, on the server's port */
+	call_port = 8000;
 	r = call(h, &x, "POST", ping_body, JSON, "Authorization", "Bearer 0123456789abcdef0123",
 		 "Origin", "http://127.0.0.2:8000", "Mcp-Session-Id", id, NULL);
 	assert_int_equal(r->status, 200);
+	r = call(h, &x, "POST", ping_body, JSON, "Authorization", "Bearer 0123456789abcdef0123",
+		 "Origin", "http://127.0.0.2:8001", "Mcp-Session-Id", id, NULL);
+	assert_int_equal(r->status, 403);
+	assert_non_null(strstr(r->body, "scheme, host and port"));
+	call_port = 0;
 	usleep(120000);
 	r = call(h, &x, "POST", ping_body, JSON, "Authorization", "Bearer 0123456789abcdef0123",
 		 "Mcp-Session-Id", id, NULL);
 	assert_int_equal(r->status, 404);
+	td_httpd_response_release(r);
+	td_mcp_http_free(h);
+}
+
+/* A ping in session id as call_peer: the status. */
+static int ping(struct td_mcp_http *h, const char *id)
+{
+	struct exchange x = { 0 };
+	int status = call(h, &x, "POST", ping_body, JSON, "Mcp-Session-Id", id, NULL)->status;
+
+	td_httpd_response_release(&x.resp);
+	return status;
+}
+
+/*
+ * Sessions per client: one address holds a quarter of --max-sessions (2
+ * of 8 here); its next initialize ends its own longest idle session, not
+ * another client's. A full table ends the longest idle session of anyone
+ * instead of refusing newcomers until sessions expire; 503 only when
+ * every session is in use.
+ */
+static void test_handler_sessions_per_client(void **state)
+{
+	static const char *const others[] = { "127.0.0.3", "127.0.0.3", "127.0.0.4", "127.0.0.4",
+					       "127.0.0.5" };
+	struct td_mcp_http *h = keeper("127.0.0.1:0", NULL, 8, 0);
+	struct exchange x = { 0 };
+	struct td_httpd_response *r;
+	char a1[40], a2[40], a3[40], good[40], id[40], newest[40];
+
+	(void)state;
+	call_peer = "127.0.0.2";
+	initialize(h, a1);
+	initialize(h, a2);
+	assert_int_equal(ping(h, a1), 200); /* a2 is now its longest idle */
+	initialize(h, a3);
+	assert_int_equal(ping(h, a2), 404);
+	assert_int_equal(ping(h, a1), 200);
+	assert_int_equal(ping(h, a3), 200);
+	/* however many it starts, another address still gets one */
+	for (int i = 0; i < 20; i++)
+		initialize(h, id);
+	call_peer = "127.0.0.1";
+	initialize(h, good);
+	/* the table fills (2 + 1 + 5 = 8); the next ends the longest idle */
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		call_peer = others[i];
+		initialize(h, id);
+	}
+	call_peer = "127.0.0.1";
+	assert_int_equal(ping(h, good), 200);
+	call_peer = "127.0.0.6";
+	initialize(h, newest);
+	assert_int_equal(ping(h, newest), 200);
+	call_peer = "127.0.0.1";
+	assert_int_equal(ping(h, good), 200); /* used lately: kept */
+	td_mcp_http_free(h);
+
+	/* every session in use (a collection streaming): the newcomer gets 503 */
+	h = keeper("127.0.0.1:0", NULL, 1, 0);
+	initialize(h, id);
+	setenv("TD_FAKE_SLEEP", "30", 1);
+	r = call(h, &x, "POST", TOOL_CALL(7, "collect_topdown", "{\"pid\":\"1\",\"duration\":\"30s\"}"),
+		 JSON, "Accept", "application/json, text/event-stream", "Mcp-Session-Id", id, NULL);
+	assert_int_equal(r->status, 200);
+	assert_non_null(r->read); /* streaming: the session is held */
+	{
+		struct exchange y = { 0 };
+
+		call_peer = "127.0.0.2";
+		assert_int_equal(call(h, &y, "POST", init_body, JSON, NULL)->status, 503);
+		assert_non_null(strstr(y.resp.body, "every one busy"));
+		td_httpd_response_release(&y.resp);
+		call_peer = "127.0.0.1";
+	}
+	td_httpd_response_release(&x.resp); /* the stream ends: its collection is cancelled */
+	setenv("TD_FAKE_SLEEP", "0", 1);
+	call_peer = "127.0.0.2";
+	initialize(h, newest); /* the idle one makes room now */
+	call_peer = "127.0.0.1";
+	assert_int_equal(ping(h, id), 404);
+	td_mcp_http_free(h);
+
+	/* with a token every client is the token's: the whole table is theirs,
+	 * and a full one ends the longest idle session */
+	h = keeper("127.0.0.1:0", "0123456789abcdef0123", 2, 0);
+	for (int i = 0; i < 3; i++) {
+		r = call(h, &x, "POST", init_body, JSON, "Authorization", "Bearer 0123456789abcdef0123",
+			 NULL);
+		assert_int_equal(r->status, 200);
+		snprintf(i == 0 ? a1 : i == 1 ? a2 : a3, 40, "%s", resp_header(r, "Mcp-Session-Id"));
+	}
+	for (int i = 0; i < 3; i++) {
+		r = call(h, &x, "POST", ping_body, JSON, "Authorization", "Bearer 0123456789abcdef0123",
+			 "Mcp-Session-Id", i == 0 ? a1 : i == 1 ? a2 : a3, NULL);
+		assert_int_equal(r->status, i == 0 ? 404 : 200);
+	}
 	td_httpd_response_release(r);
 	td_mcp_http_free(h);
 }
@@ -473,7 +594,8 @@ struct served {
 	char url[TD_HTTPD_HOST_MAX + 32];
 };
 
-static void serve(struct served *s, const char *listen, const char *token)
+/* Serves s->h, made already, on listen. */
+static void serve_keeper(struct served *s, const char *listen)
 {
 	struct td_httpd_options o = {
 		.listen = listen, .option = "--listen", .ephemeral_port = true, .max_body = 65536,
@@ -483,7 +605,6 @@ static void serve(struct served *s, const char *listen, const char *token)
 	char err[256] = "", host[TD_HTTPD_HOST_MAX];
 	long port;
 
-	s->h = keeper(listen, token, 0, 0);
 	o.ctx = s->h;
 	s->http = td_httpd_start(&o, err, sizeof(err));
 	if (!s->http)
@@ -492,6 +613,12 @@ static void serve(struct served *s, const char *listen, const char *token)
 	assert_int_equal(td_httpd_parse_listen(listen, "--listen", true, host, &port, err,
 					       sizeof(err)), 0);
 	snprintf(s->url, sizeof(s->url), "http://%s:%d/mcp", host, s->port);
+}
+
+static void serve(struct served *s, const char *listen, const char *token)
+{
+	s->h = keeper(listen, token, 0, 0);
+	serve_keeper(s, listen);
 }
 
 static void unserve(struct served *s)
@@ -626,6 +753,90 @@ static void test_network_token(void **state)
 	expect(&s, 401, "-H 'Authorization: Bearer wrong' -H 'Content-Type: application/json' "
 	       "-d '%s'", init_body);
 	net_initialize(&s, "-H 'Authorization: Bearer 0123456789abcdef0123'", id);
+	unserve(&s);
+}
+
+static long long ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * mcp-serve's own limits (td_mcp_http_listen) against 500 connections
+ * from 127.0.0.2 that never finish a request: a client on 127.0.0.1
+ * starts a session and is answered within a second all along.
+ */
+static void test_network_slowloris(void **state)
+{
+	struct td_httpd_options o = { .option = "--listen", .ephemeral_port = true };
+	struct slowloris *attack = malloc(sizeof(*attack));
+	char err[256] = "", id[40];
+	const char *why;
+	size_t reached, held = 0;
+	long long t0;
+	struct served s;
+
+	(void)state;
+	assert_non_null(attack);
+	if ((why = slowloris_cannot_run())) {
+		free(attack);
+		print_message("SKIP: %s\n", why);
+		skip();
+	}
+	s.h = keeper("127.0.0.1:0", NULL, 0, 0);
+	s.http = td_mcp_http_listen(s.h, &o, err, sizeof(err));
+	if (!s.http)
+		fail_msg("%s", err);
+	s.port = td_httpd_port(s.http);
+	snprintf(s.url, sizeof(s.url), "http://127.0.0.1:%d/mcp", s.port);
+	reached = slowloris_open(attack, s.port, SLOWLORIS_MAX,
+				 "POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n");
+	assert_true(reached > 0);
+	for (int round = 0; round < 4; round++) {
+		held = slowloris_trickle(attack);
+		t0 = ms_now();
+		net_initialize(&s, "", id);
+		expect(&s, 200, "-H 'Content-Type: application/json' -H 'Mcp-Session-Id: %s' -d '%s'",
+		       id, ping_body);
+		if (ms_now() - t0 >= 1000)
+			fail_msg("round %d: a session and a ping took %lld ms", round, ms_now() - t0);
+		usleep(300000);
+	}
+	print_message("  slowloris: %zu of %d connections reached the server, %zu held\n", reached,
+		      SLOWLORIS_MAX, held);
+	assert_true(held > 0);
+	slowloris_close(attack);
+	free(attack);
+	unserve(&s);
+}
+
+/* Sessions are counted per address over the network too: curl from
+ * 127.0.0.2 is another client than curl from 127.0.0.1. */
+static void test_network_sessions_per_address(void **state)
+{
+	struct served s;
+	char mine[40], theirs[40], theirs2[40];
+
+	(void)state;
+	s.h = keeper("127.0.0.1:0", NULL, 4, 0); /* one session per address */
+	serve_keeper(&s, "127.0.0.1:0");
+	net_initialize(&s, "", mine);
+	net_initialize(&s, "--interface 127.0.0.2", theirs);
+	net_initialize(&s, "--interface 127.0.0.2", theirs2); /* ends its own first */
+	expect(&s, 200, "-H 'Content-Type: application/json' -H 'Mcp-Session-Id: %s' -d '%s'",
+	       mine, ping_body);
+	expect(&s, 404, "-H 'Content-Type: application/json' -H 'Mcp-Session-Id: %s' -d '%s'",
+	       theirs, ping_body);
+	expect(&s, 200, "-H 'Content-Type: application/json' -H 'Mcp-Session-Id: %s' -d '%s'",
+	       theirs2, ping_body);
+	/* a page of another server on this host (another port) may not call */
+	expect(&s, 403, "-H 'Content-Type: application/json' -H 'Origin: http://127.0.0.1:1' "
+	       "-H 'Mcp-Session-Id: %s' -d '%s'", mine, ping_body);
+	expect(&s, 200, "-H 'Content-Type: application/json' -H 'Origin: http://localhost:%d' "
+	       "-H 'Mcp-Session-Id: %s' -d '%s'", s.port, mine, ping_body);
 	unserve(&s);
 }
 
@@ -800,8 +1011,11 @@ int main(void)
 		cmocka_unit_test(test_handler_tool_errors),
 		cmocka_unit_test(test_handler_time_limit),
 		cmocka_unit_test(test_handler_token_and_expiry),
+		cmocka_unit_test(test_handler_sessions_per_client),
 		cmocka_unit_test(test_network),
 		cmocka_unit_test(test_network_token),
+		cmocka_unit_test(test_network_slowloris),
+		cmocka_unit_test(test_network_sessions_per_address),
 		cmocka_unit_test(test_network_stream),
 		cmocka_unit_test(test_network_cancel),
 		cmocka_unit_test(test_binary),

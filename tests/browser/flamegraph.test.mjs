@@ -218,3 +218,36 @@ test('a differential graph: red hotter, blue cooler, negate sizes by the base', 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// promise, or a failure once ms have passed without it settling.
+function within(ms, promise, what) {
+  let timer;
+  const late = new Promise((resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+test('a search that would backtrack for ever runs as plain text, and the page answers', async () => {
+  // (A+)+B on 30 A's is 2^30 steps of a regular expression engine: minutes
+  const link = '#search=' + encodeURIComponent('(A+)+B');
+  const { page, errors } = await within(5000, open('redos.svg', link), 'loading the page');
+  assert.equal(await within(1000, text(page, 'matched'), 'reading the match'),
+    'Matched as plain text (not a safe regular expression): 10.0% (10 of 100 samples)');
+  assert.equal((await frame(page, 'parse_(A+)+B')).fill, 'rgb(230,0,230)');
+  await screenshot(page, 'flamegraph-search.png');
+
+  // a safe expression is still one; a backreference or a repeated alternation is not
+  const answers = ['^A+$', '(A|AA)+B', 'A\\1', 'parse_\\(A\\+\\)'];
+  page.on('dialog', (d) => d.accept(answers.shift()));
+  await page.keyboard.press('/');
+  assert.equal(await text(page, 'matched'), 'Matched: 90.0% (90 of 100 samples)');
+  await page.keyboard.press('/');
+  assert.match(await text(page, 'matched'), /^Matched as plain text .*: 0\.0% /);
+  await page.keyboard.press('/');
+  assert.match(await text(page, 'matched'), /^Matched as plain text .*: 0\.0% /);
+  await page.keyboard.press('/');
+  assert.equal(await text(page, 'matched'), 'Matched: 10.0% (10 of 100 samples)');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -9,7 +9,10 @@
  * published, empty before the first. Any other path is 404, whatever the
  * method; /metrics with a method other than GET is 405. A request head
  * over HEAD_MAX bytes is 431, a malformed request 400 (libmicrohttpd
- * answers those two). A client idle for TIMEOUT_S is cut off.
+ * answers those two). A client idle for TIMEOUT_S is cut off. One
+ * address holds at most MAX_PER_ADDRESS connections, so a client that
+ * opens many and never finishes a request (slowloris) leaves the other
+ * scrapers their places.
  *
  * The listen address must name a host: "127.0.0.1:9464" (loopback is the
  * safe choice: the gauges describe the host's processes), "[::1]:9464",
@@ -28,6 +31,7 @@
 #define HEAD_MAX 16384       /* bytes of request line and headers */
 #define TIMEOUT_S 2          /* a connection idle this long is closed */
 #define MAX_CONNECTIONS 32   /* scrapers at once; more get 503 */
+#define MAX_PER_ADDRESS 8    /* from one address at once; more are closed unanswered */
 
 struct td_exporter {
 	struct td_httpd *http;
@@ -79,7 +83,8 @@ struct td_exporter *td_exporter_start(const char *listen, char *err, size_t errl
 {
 	struct td_httpd_options o = {
 		.listen = listen, .option = "--metrics-listen", .max_body = 0,
-		.max_head = HEAD_MAX, .max_connections = MAX_CONNECTIONS, .timeout_s = TIMEOUT_S,
+		.max_head = HEAD_MAX, .max_connections = MAX_CONNECTIONS,
+		.max_per_address = MAX_PER_ADDRESS, .timeout_s = TIMEOUT_S,
 		.close_each = true, .handler = serve,
 	};
 	struct td_exporter *x = calloc(1, sizeof(*x));

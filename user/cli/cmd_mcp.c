@@ -65,7 +65,7 @@ static const struct td_opt mcp_serve_options[] = {
 	TD_OPTION("tls-key", TD_OPT_TEXT, offsetof(struct cli, server.tls_key), "FILE",
 		  "the certificate's PEM key"),
 	TD_OPTION("max-sessions", TD_OPT_UNSIGNED, offsetof(struct cli, http.max_sessions), "N",
-		  "sessions at once (default 64); a new one over it gets 503", .min = 1, .max = 100000),
+		  "sessions at once (default 64); a new one over it ends the longest idle", .min = 1, .max = 100000),
 	TD_OPTION("session-idle", TD_OPT_DURATION, offsetof(struct cli, http.session_idle_ns), "D",
 		  "a session unused this long ends (default 30m)"),
 	{ 0 }

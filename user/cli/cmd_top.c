@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "format.h"
 #include "parse.h"
+#include "procmatch.h"
 #include "target_args.h"
 #include "top_loop.h"
 
@@ -96,6 +97,44 @@ static void install_stop_handlers(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* Whether pid is gone or a zombie: it runs no more either way. */
+static bool process_exited(pid_t pid)
+{
+	char path[32], stat[256], *end;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return errno == ENOENT;
+	n = fread(stat, 1, sizeof(stat) - 1, f);
+	fclose(f);
+	stat[n] = '\0';
+	end = strrchr(stat, ')'); /* the comm may hold anything */
+	return end && (end[2] == 'Z' || end[2] == 'X');
+}
+
+/* top's td_top_opts.targets_gone: every --pid exited, or no process of
+ * the --process name runs any more; never for --system-wide. */
+static bool targets_gone(const void *ctx)
+{
+	const struct td_target_args *t = ctx;
+	char err[256];
+	pid_t *pids;
+	size_t n;
+
+	if (t->process) {
+		if (td_proc_find("/proc", t->process, getpid(), &pids, &n, err, sizeof(err)))
+			return false; /* cannot tell: keep showing */
+		free(pids);
+		return n == 0;
+	}
+	for (size_t i = 0; i < t->nr_pids; i++)
+		if (!process_exited(t->pids[i]))
+			return false;
+	return t->nr_pids > 0;
+}
+
 static void tma_status(const struct td_tma_choice *tma, char *buf, size_t len)
 {
 	if (tma->setup)
@@ -119,6 +158,7 @@ static int run_top(const struct top_args *a, struct td_tma_choice *tma, const st
 	struct td_top_opts o = {
 		.interval_ns = a->interval_ns, .batch = a->batch, .iterations = a->iterations,
 		.tma_status = status, .event_names = names, .nr_events = nr_events, .stop = &stop_requested,
+		.targets_gone = targets_gone, .targets = &a->target,
 	};
 	char *target = td_target_args_describe(&a->target);
 	int ret = target ? 0 : -ENOMEM;

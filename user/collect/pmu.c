@@ -468,14 +468,20 @@ bool td_pmu_hardware_available(char *why, size_t whylen)
 		.config = PERF_COUNT_HW_CPU_CYCLES,
 		.disabled = 1,
 	};
-	int fd = perf_event_open(&attr, -1, 0, -1);
+	int fd = perf_event_open(&attr, -1, 0, -1), error;
 
 	if (fd >= 0) {
 		close(fd);
 		return true;
 	}
-	snprintf(why, whylen, "no hardware PMU on this host (opening the cycles counter failed: %s%s)",
-		 strerror(errno),
-		 errno == ENOENT || errno == EOPNOTSUPP ? "; a VM needs a virtual PMU" : "");
+	error = errno;
+	if (error == EACCES || error == EPERM)
+		snprintf(why, whylen, "permission denied: run as root or grant CAP_PERFMON "
+			 "(opening the cycles counter failed: %s)", strerror(error));
+	else
+		snprintf(why, whylen, "no hardware PMU on this host (opening the cycles counter failed: %s%s)",
+			 strerror(error),
+			 error == ENOENT || error == EOPNOTSUPP ? "; a VM needs a virtual PMU" : "");
+	errno = error;
 	return false;
 }

@@ -133,7 +133,8 @@ int td_pmu_probe(const struct td_event *gp_event, unsigned max_gp, const struct 
 
 /*
  * Whether this host has hardware counters: opens a cycles counter on
- * CPU 0 and closes it. When not, why says so in one sentence.
+ * CPU 0 and closes it. When not, why says so in one sentence, and errno
+ * is the open's (EACCES or EPERM: we may not, rather than there are none).
  */
 bool td_pmu_hardware_available(char *why, size_t whylen);
 

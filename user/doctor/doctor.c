@@ -270,9 +270,12 @@ static void check_pmu_and_model(struct td_doctor_report *r)
 	struct td_cpuinfo cpu;
 	char why[320], err[320], watchdog[8];
 	bool hardware = td_pmu_hardware_available(why, sizeof(why));
+	bool denied = !hardware && (errno == EACCES || errno == EPERM);
 
 	if (hardware)
 		add(r, "pmu", TD_CHECK_OK, NULL, "hardware counters open");
+	else if (denied)
+		add(r, "pmu", TD_CHECK_WARN, "run `topdown doctor` with sudo, or grant CAP_PERFMON", "%s: whether this host has a PMU is unknown", why);
 	else
 		add(r, "pmu", TD_CHECK_WARN, in_vm() ? "enable the virtual PMU of this VM (KVM/QEMU: -cpu host,pmu=on; "
 		    "clouds: an instance type with PMU access, e.g. a metal or full-socket one)" :
@@ -300,8 +303,11 @@ static void check_pmu_and_model(struct td_doctor_report *r)
 	if (hardware) {
 		check_counters(r, model, &cpu);
 		check_levels(r, model, &cpu);
-	} else
-		add(r, "tma_levels", TD_CHECK_WARN, NULL, "levels 1-3: no counters to place without a PMU");
+	} else {
+		add(r, "tma_levels", TD_CHECK_WARN, NULL, denied ?
+		    "levels 1-3: cannot be checked without access to the counters" :
+		    "levels 1-3: no counters to place without a PMU");
+	}
 }
 
 /* ---- the store ---- */

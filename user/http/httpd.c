@@ -8,9 +8,19 @@
  * once it is whole. Connections over max_connections get a 503 from us
  * (MHD's own hard limit, a little higher, leaves room to say so instead
  * of closing them unanswered).
+ *
+ * Against clients that open connections and trickle their requests
+ * (slowloris): MHD's per-address limit closes a connection over
+ * max_per_address as soon as it is accepted, so one address cannot fill
+ * the server; the timeout closes a connection idle for timeout_s (this
+ * libmicrohttpd, 0.9.75, has no deadline for a whole head or body, only
+ * that idle one). Each connection's thread waits with poll(), not
+ * select(), so descriptors above FD_SETSIZE work, and the descriptor
+ * limit is raised to cover every connection the server may hold.
  */
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -19,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -29,10 +40,13 @@
 #include "httpd.h"
 #include "parse.h"
 
-#define LISTEN_BACKLOG 64
+/* a burst of connections waits to be accepted (and the ones over the
+ * limits closed) rather than having its SYNs dropped, retried a second later */
+#define LISTEN_BACKLOG SOMAXCONN
 #define SPARE_CONNECTIONS 16  /* beyond max_connections: answered 503, then closed */
 #define STREAM_BLOCK 16384
 #define TLS_FILE_MAX (1 << 20)
+#define SPARE_FDS 256         /* beyond the connections: the store, BPF, pipes of collections */
 
 struct td_httpd {
 	struct MHD_Daemon *daemon;
@@ -326,6 +340,20 @@ static int grow(struct exchange *x, const char *data, size_t n, size_t max)
 	return 0;
 }
 
+/* The client's address as text, or NULL when MHD does not say. */
+static const char *peer_address(struct MHD_Connection *conn, char *buf, size_t len)
+{
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = info ? info->client_addr : NULL;
+	socklen_t salen = sa && sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+			  sizeof(struct sockaddr_in);
+
+	if (!sa || getnameinfo(sa, salen, buf, (socklen_t)len, NULL, 0, NI_NUMERICHOST))
+		return NULL;
+	return buf;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **req_cls)
@@ -336,7 +364,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	struct header_list headers = { .n = 0 };
 	struct td_httpd_request req;
 	const char *length;
-	char too_big[96];
+	char too_big[96], peer[TD_HTTPD_PEER_MAX];
 
 	snprintf(too_big, sizeof(too_big), "Request body too large: keep it under %zu bytes.\n",
 		 h->opts.max_body);
@@ -375,6 +403,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	};
 	/* MHD hands us the path without the query string */
 	req.path = url;
+	req.peer = peer_address(conn, peer, sizeof(peer));
+	req.port = h->port;
+	req.tls = h->tls_cert != NULL;
 	h->opts.handler(h->opts.ctx, &req, &resp);
 	return queue(h, conn, &resp);
 }
@@ -443,12 +474,33 @@ static void httpd_free(struct td_httpd *h)
 	free(h);
 }
 
+/* Raises the soft descriptor limit, as far as the hard one allows, to
+ * hold connections more than the process has open now: a connection
+ * refused for want of a descriptor is refused to everyone. */
+static void make_room_for(unsigned connections)
+{
+	struct rlimit rl;
+	rlim_t want;
+	int fd = dup(STDERR_FILENO); /* the lowest free descriptor: about how many are open */
+
+	if (fd >= 0)
+		close(fd);
+	want = (rlim_t)(fd > 0 ? fd : 0) + connections + SPARE_FDS;
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 /* The daemon, its threads with every signal blocked: SIGINT and SIGTERM
  * belong to the main thread, which decides what stopping means. */
 static struct MHD_Daemon *start_daemon(struct td_httpd *h)
 {
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 			 MHD_USE_ITC;
+	unsigned limit = h->opts.max_connections + SPARE_CONNECTIONS;
+	unsigned per_address = h->opts.max_per_address ? h->opts.max_per_address :
+			       h->opts.max_connections;
 	struct MHD_OptionItem tls[] = {
 		{ MHD_OPTION_HTTPS_MEM_CERT, 0, h->tls_cert },
 		{ MHD_OPTION_HTTPS_MEM_KEY, 0, h->tls_key },
@@ -461,12 +513,16 @@ static struct MHD_Daemon *start_daemon(struct td_httpd *h)
 		flags |= MHD_USE_TLS;
 	else
 		tls[0].option = MHD_OPTION_END;
+	if (MHD_is_feature_supported(MHD_FEATURE_POLL) == MHD_YES)
+		flags |= MHD_USE_POLL;
+	make_room_for(limit);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
 			     MHD_OPTION_LISTEN_SOCKET, h->listen_fd,
 			     MHD_OPTION_CONNECTION_TIMEOUT, h->opts.timeout_s,
-			     MHD_OPTION_CONNECTION_LIMIT, h->opts.max_connections + SPARE_CONNECTIONS,
+			     MHD_OPTION_CONNECTION_LIMIT, limit,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address,
 			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->opts.max_head,
 			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 			     MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,

@@ -8,7 +8,9 @@
  *
  * Each connection has a thread of its own, so a slow or stalled client
  * never holds up another, and a handler may block (a streamed answer
- * waits for what it streams).
+ * waits for what it streams). One address holds at most max_per_address
+ * of them, so that one client opening connections and never finishing
+ * its requests (slowloris) cannot take the others' places.
  */
 #ifndef TOPDOWN_HTTPD_H
 #define TOPDOWN_HTTPD_H
@@ -21,6 +23,7 @@
 #define TD_HTTPD_HOST_MAX 256
 #define TD_HTTPD_MAX_HEADERS 32       /* request headers a handler sees; the rest are dropped */
 #define TD_HTTPD_MAX_RESPONSE_HEADERS 4
+#define TD_HTTPD_PEER_MAX 64          /* a numeric IPv4 or IPv6 address */
 
 struct td_httpd_header {
 	const char *name, *value;
@@ -35,6 +38,9 @@ struct td_httpd_request {
 	size_t nr_headers;
 	const char *body;    /* NUL-terminated; "" without one */
 	size_t body_len;
+	const char *peer;    /* the client's address, numeric ("127.0.0.1"); NULL: unknown */
+	int port;            /* the port the server listens on; 0: unknown */
+	bool tls;            /* served over HTTPS */
 };
 
 /* The value of header name (case-insensitive), or NULL. */
@@ -82,6 +88,8 @@ struct td_httpd_options {
 	size_t max_body;        /* bytes; over it: 413 */
 	size_t max_head;        /* bytes of request line and headers; over it: 431 */
 	unsigned max_connections; /* open at once; the ones over it get 503 */
+	unsigned max_per_address; /* open at once from one client address; the ones
+				     over it are closed unanswered; 0: max_connections */
 	unsigned timeout_s;     /* a connection idle this long is closed */
 	bool close_each;        /* one request per connection (Connection: close) */
 	td_httpd_handler_fn handler;

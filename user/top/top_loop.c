@@ -122,6 +122,11 @@ static int loop(const struct td_top_opts *o, struct td_top_screen *screen, struc
 			fflush(stdout);
 			if (o->iterations && ++frames >= o->iterations)
 				return 0;
+			/* frames of nothing help no script: the last one showed the exits */
+			if (o->targets_gone && o->targets_gone(o->targets)) {
+				fprintf(stderr, "topdown top: every target has exited\n");
+				return 0;
+			}
 			continue;
 		}
 		screen_title(o, title, sizeof(title));

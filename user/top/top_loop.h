@@ -26,9 +26,14 @@ struct td_top_opts {
 	size_t nr_events;
 	const struct td_engine *engine; /* the Top-Down nodes per row; NULL without Top-Down */
 	volatile sig_atomic_t *stop;    /* set by the caller's signal handlers */
+	/* --batch: after each frame, whether every target has exited (then the
+	 * run ends, said on stderr); NULL: targets never end (system-wide) */
+	bool (*targets_gone)(const void *targets);
+	const void *targets;
 };
 
-/* Until q, *stop, or the batch's frames: 0, or an error with err. The terminal is always given back. */
+/* Until q, *stop, the batch's frames, or (--batch) every target gone: 0, or
+ * an error with err. The terminal is always given back. */
 int td_top_run(const struct td_top_opts *o, char *err, size_t errlen);
 
 #endif

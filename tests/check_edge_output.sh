@@ -270,7 +270,7 @@ if [ -n "$can_collect" ]; then
 fi
 
 if [ ${#skipped[@]} -gt 0 ]; then
-	echo "passed, without: ${skipped[*]}"
+	(IFS=';' && echo "passed, without: ${skipped[*]}")
 else
 	echo "full stdout in every command, --output kinds, escaped names: all as expected"
 fi

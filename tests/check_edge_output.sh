@@ -21,6 +21,17 @@ spinner=
 trap '[ -n "$spinner" ] && kill "$spinner" 2>/dev/null; rm -rf "$work"' EXIT
 fail() { echo "edge output: $*"; exit 1; }
 skipped=()
+# A workload in the background for as long as a step needs it (stop_workload ends it).
+start_workload() { # PROGRAM
+	"$1" 60 &
+	spinner=$!
+	sleep 0.3
+}
+stop_workload() {
+	kill "$spinner" 2>/dev/null
+	wait "$spinner" 2>/dev/null
+	spinner=
+}
 export TOPDOWN_DB_PATH=$work/default.db # nothing reaches the user's own store
 
 db=$work/runs.db
@@ -113,12 +124,11 @@ EOF
 	cc -O1 -c "$work/spin.c" -o "$work/spin.o" &&
 		objcopy --redefine-sym spin_here=$'\e]0;pwn\a' "$work/spin.o" &&
 		cc "$work/spin.o" -o "$work/spin" || fail "cannot build the renamed workload"
-	"$work/spin" 5 &
-	spinner=$!
-	sleep 0.3
+	start_workload "$work/spin"
 	sampled=$work/sampled.db
 	"$topdown" collect --pid "$spinner" --duration 2s --sample --db "$sampled" >"$work/collect.out" 2>"$work/collect.err"
 	rc=$?
+	stop_workload
 	if [ $rc -ne 0 ] && grep -qi "bpf\|permission" "$work/collect.err"; then
 		skipped+=("collecting: $(tail -1 "$work/collect.err")")
 		can_collect=
@@ -236,39 +246,31 @@ if [ -n "$can_collect" ]; then
 	# A symbol that is not UTF-8: escaped bytewise in text, kept (made valid) in JSON.
 	objcopy --redefine-sym $'\e]0;pwn\a'=$'bad\xff\xfename' "$work/spin.o" "$work/bad.o" &&
 		cc "$work/bad.o" -o "$work/bad" || fail "cannot build the workload with a symbol that is not UTF-8"
-	"$work/bad" 3 &
-	spinner=$!
-	sleep 0.3
+	start_workload "$work/bad"
 	"$topdown" collect --pid "$spinner" --duration 1s --sample --db "$work/bad.db" >/dev/null 2>&1 ||
 		fail "cannot collect the workload with a symbol that is not UTF-8"
-	wait "$spinner"
-	spinner=
+	stop_workload
 	no_raw_controls 'bad\xff\xfename' "$topdown" query --hot --db "$work/bad.db"
 	"$topdown" query --hot --json --db "$work/bad.db" | grep -qF '"function": "bad??name"' ||
 		fail "query --hot --json lost a function whose name is not UTF-8"
 	# The process named by its thread: collect --process, then list's PROCESS.
-	"$work/spin" 6 &
-	spinner=$!
-	sleep 0.3
+	start_workload "$work/spin"
 	no_raw_controls '\x1b[31m\x07' "$topdown" collect --process $'\e[31m\a' --duration 1s --db "$sampled"
 	no_raw_controls '\x1b[31m\x07' "$topdown" list --db "$sampled"
 	# the agent's log names the processes it follows
-	timeout 30 "$topdown" agent --process $'\e[31m\a' --every 1s --windows 1 --log "$work/agent.log" \
-		--spool "$work/spool.db" --db "$work/agent.db" 2>"$work/err" || fail "agent: $(cat "$work/err")"
+	timeout 50 "$topdown" agent --process $'\e[31m\a' --every 1s --windows 1 --log "$work/agent.log" \
+		--spool "$work/spool.db" --db "$work/agent.db" 2>"$work/err" ||
+		fail "agent failed ($?): $(cat "$work/err" "$work/agent.log" | LC_ALL=C cat -v)"
+	stop_workload
 	no_raw_controls '\x1b[31m\x07' cat "$work/agent.log"
-	wait "$spinner"
-	spinner=
 	# collect on a full standard output: stored, and the failed write said
-	"$work/spin" 2 &
-	spinner=$!
-	sleep 0.3
+	start_workload "$work/spin"
 	full_stdout "$topdown" collect --pid "$spinner" --duration 1s --db "$sampled"
-	wait "$spinner"
-	spinner=
+	stop_workload
 fi
 
 if [ ${#skipped[@]} -gt 0 ]; then
-	echo "passed, without: ${skipped[*]}"
+	(IFS=';' && echo "passed, without: ${skipped[*]}")
 else
 	echo "full stdout in every command, --output kinds, escaped names: all as expected"
 fi

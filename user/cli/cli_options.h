@@ -129,12 +129,16 @@ int td_cli_read(const struct td_cli *cli, int argc, char **argv, void *args, str
 
 /* --db, --backend and --dsn into a const char * and a struct td_store_flags of type. */
 #define TD_OPTS_STORE(type, db_field, flags_field) \
-	TD_OPTION("db", TD_OPT_TEXT, offsetof(type, db_field), "PATH", \
-	  "the SQLite file (default ~/.topdown/data.db, or $TOPDOWN_DB_PATH)", .short_name = 'D'), \
+	TD_OPTS_STORE_DB(type, db_field, flags_field, \
+			 "the SQLite file (default ~/.topdown/data.db, or $TOPDOWN_DB_PATH)")
+
+/* The same, where --db means another default (db_help says which). */
+#define TD_OPTS_STORE_DB(type, db_field, flags_field, db_help) \
+	TD_OPTION("db", TD_OPT_TEXT, offsetof(type, db_field), "PATH", db_help, .short_name = 'D'), \
 	TD_OPTION("backend", TD_OPT_NAME, offsetof(type, flags_field.backend), "NAME", \
-	  "sqlite or postgresql (default sqlite, or $TOPDOWN_BACKEND)"), \
+		  "sqlite or postgresql (default sqlite, or $TOPDOWN_BACKEND)"), \
 	TD_OPTION("dsn", TD_OPT_NAME, offsetof(type, flags_field.dsn), "DSN", \
-	  "a PostgreSQL connection string (or $TOPDOWN_DSN)")
+		  "a PostgreSQL connection string (or $TOPDOWN_DSN)")
 
 /* --label key=value, repeatable, into a struct td_labels of type. */
 #define TD_OPT_LABELS(type, labels_field, help_text) \

@@ -280,6 +280,24 @@ static void test_each(void **state)
 	td_labels_free(&a.labels);
 }
 
+/* A table that gives one letter to two options is refused, not half read. */
+static void test_short_name_twice(void **state)
+{
+	static const struct td_opt twice[] = {
+		TD_OPTION("one", TD_OPT_FLAG, offsetof(struct args, flag), NULL, "one", .short_name = 'x'),
+		TD_OPTION("two", TD_OPT_FLAG, offsetof(struct args, also), NULL, "two", .short_name = 'x'),
+		{ 0 }
+	};
+	static const struct td_cli cli = { .command = "twice", .synopsis = "", .opts = twice };
+	char *argv[] = { "twice", NULL }, err[128];
+	struct td_cli_seen seen;
+	struct args a = { 0 };
+
+	(void)state;
+	assert_int_equal(td_cli_parse(&cli, 1, argv, &a, &seen, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "internal error: twice gives -x to two options");
+}
+
 /* Sampling: rate or period, decided in one place. */
 static void test_sample_check(void **state)
 {
@@ -309,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_each),
+		cmocka_unit_test(test_short_name_twice),
 		cmocka_unit_test(test_sample_check),
 	};
 

@@ -102,6 +102,12 @@ int td_cli_parse_each(const struct td_cli *cli, int argc, char **argv, void *arg
 						 o->optional ? optional_argument : required_argument,
 						 NULL, OPT_BASE + (int)i };
 		if (o->short_name) {
+			shorts[s] = '\0';
+			if (strchr(shorts, o->short_name)) { /* two options, one letter: a bug */
+				snprintf(err, errlen, "internal error: %s gives -%c to two options", cli->command,
+					 o->short_name);
+				return -EINVAL;
+			}
 			shorts[s++] = o->short_name;
 			if (takes_value(o))
 				shorts[s++] = ':';

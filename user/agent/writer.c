@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +137,7 @@ static void *writer_main(void *arg)
 struct td_writer *td_writer_start(struct td_sink *sink, int64_t late_after_ns, char *err, size_t errlen)
 {
 	struct td_writer *w = calloc(1, sizeof(*w));
+	sigset_t all, before;
 	int ret;
 
 	if (!w) {
@@ -147,7 +149,11 @@ struct td_writer *td_writer_start(struct td_sink *sink, int64_t late_after_ns, c
 	td_sink_stats(sink, &w->state.sink);
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->changed, NULL);
+	/* signals (SIGTERM, SIGHUP) stay with the window loop, whose poll they wake */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &before);
 	ret = pthread_create(&w->thread, NULL, writer_main, w);
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
 	if (ret) {
 		snprintf(err, errlen, "cannot start the agent's writer thread: %s", strerror(ret));
 		pthread_cond_destroy(&w->changed);

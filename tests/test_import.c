@@ -513,6 +513,9 @@ static void test_malformed(void **state)
 		       "zen4", "line 1: \"thread\" must be name-tid");
 	expect_failure("# started on Sat Nov 21 08:00:00 2026\n\n", "zen4", "no event counts found");
 	expect_failure("", "zen4", "no event counts found");
+	/* found by fuzz_import: a start no int64 of nanoseconds holds */
+	expect_failure("# started on Sat Nov 21 08:00:00 6026\n" GOOD_ZEN4, "zen4",
+		       "line 1: the start time is past the year 2262");
 	expect_failure("5,,task-clock,3,100.00,,\n", "zen4",
 		       "the counts define no Top-Down node of model zen4");
 	expect_failure("<not counted>,,cycles,0,100.00,,\n<not counted>,,ex_ret_ops,0,100.00,,\n",

@@ -677,18 +677,24 @@ static int store_record(struct parser *p, const struct record *r)
 	return 0;
 }
 
-/* "# started on Fri Nov 21 10:30:00 2025": perf -o writes it first. */
-static void read_comment(struct parser *p, const char *line)
+/* "# started on Fri Nov 21 10:30:00 2025": perf -o writes it first.
+ * -EINVAL for a date whose nanoseconds an int64 cannot hold (past 2262). */
+static int read_comment(struct parser *p, const char *line)
 {
 	const char *s = strstr(line, "started on ");
 	struct tm tm = { .tm_isdst = -1 };
 
 	if (p->ps->started_ns || !s || !strptime(s + 11, "%a %b %d %H:%M:%S %Y", &tm))
-		return;
+		return 0;
 	time_t t = mktime(&tm);
 
+	if (t > INT64_MAX / 1000000000)
+		return line_error(p->err, p->errlen, p->line,
+				  "the start time is past the year 2262, which no perf stat run has; "
+				  "correct or remove the '# started on' line");
 	if (t > 0)
 		p->ps->started_ns = (int64_t)t * 1000000000;
+	return 0;
 }
 
 static int parse_line(struct parser *p, char *line, size_t len)
@@ -701,10 +707,8 @@ static int parse_line(struct parser *p, char *line, size_t len)
 		s++;
 	if (!*s)
 		return 0;
-	if (*s == '#') {
-		read_comment(p, s);
-		return 0;
-	}
+	if (*s == '#')
+		return read_comment(p, s);
 	if (!p->layout_known && p->ps->n_counts == 0)
 		p->ps->format = *s == '{' ? TD_PERF_JSON : TD_PERF_CSV;
 	if ((*s == '{') != (p->ps->format == TD_PERF_JSON))

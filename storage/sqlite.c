@@ -1252,26 +1252,35 @@ static int begin_read(struct sqlite_store *s, char *err, size_t errlen)
 	return rc == SQLITE_OK ? 0 : fail(s, rc, "cannot read database", err, errlen);
 }
 
+/* Opens a read transaction and reads run_id's header: -ENOENT with err when there is no such run. */
+static int begin_read_header(struct sqlite_store *s, const char *run_id, struct header_reader *header,
+			     char *err, size_t errlen)
+{
+	const struct sql_value id[] = { SQL_TEXT(run_id) };
+	int ret = begin_read(s, err, errlen);
+
+	if (ret == 0)
+		ret = query_rows(s, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?1", id, 1,
+				 read_run_header, header, err, errlen);
+	if (ret == 0 && !header->found) {
+		snprintf(err, errlen, "no run '%s' in database '%s'; "
+			 "list the stored runs with 'topdown list'", run_id, s->path);
+		ret = -ENOENT;
+	}
+	return ret;
+}
+
 static int sqlite_read_run(struct td_store *store, const char *run_id, struct td_run **out,
 			   char *err, size_t errlen)
 {
 	struct sqlite_store *s = to_sqlite(store);
-	const struct sql_value id[] = { SQL_TEXT(run_id) };
 	struct td_run *run = td_run_new();
 	struct header_reader header = { .run = run };
 	int ret;
 
 	if (!run)
 		return row_fail(s, -ENOMEM, err, errlen);
-	ret = begin_read(s, err, errlen);
-	if (ret == 0)
-		ret = query_rows(s, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?1", id, 1,
-				 read_run_header, &header, err, errlen);
-	if (ret == 0 && !header.found) {
-		snprintf(err, errlen, "no run '%s' in database '%s'; "
-			 "list the stored runs with 'topdown list'", run_id, s->path);
-		ret = -ENOENT;
-	}
+	ret = begin_read_header(s, run_id, &header, err, errlen);
 	if (ret == 0)
 		ret = read_run_parts(s, run, header.run_pk, err, errlen);
 	exec_sql(s, "ROLLBACK"); /* the transaction only read */
@@ -1319,7 +1328,6 @@ static int sqlite_walk_run(struct td_store *store, const char *run_id, const str
 			   char *err, size_t errlen)
 {
 	struct sqlite_store *s = to_sqlite(store);
-	const struct sql_value id[] = { SQL_TEXT(run_id) };
 	struct td_run *run = td_run_new();
 	struct header_reader header = { .run = run };
 	struct td_interval_walk w;
@@ -1327,15 +1335,7 @@ static int sqlite_walk_run(struct td_store *store, const char *run_id, const str
 
 	if (!run)
 		return row_fail(s, -ENOMEM, err, errlen);
-	ret = begin_read(s, err, errlen);
-	if (ret == 0)
-		ret = query_rows(s, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?1", id, 1,
-				 read_run_header, &header, err, errlen);
-	if (ret == 0 && !header.found) {
-		snprintf(err, errlen, "no run '%s' in database '%s'; "
-			 "list the stored runs with 'topdown list'", run_id, s->path);
-		ret = -ENOENT;
-	}
+	ret = begin_read_header(s, run_id, &header, err, errlen);
 	const struct sql_value pk[] = { SQL_INT(header.run_pk) };
 
 	if (ret == 0)

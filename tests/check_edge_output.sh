@@ -224,6 +224,10 @@ no_raw_controls 'bad\x1b]0;pwn\x07' "$topdown" query --bottleneck Frontend_Bound
 no_raw_controls 'bad\x1b]0;pwn\x07' "$topdown" query --bottleneck Frontend_Bound --min-pct 1 --csv --db "$work/named.db"
 # and an error line quoting it
 no_raw_controls 'gone\x1b]0;pwn\x07.csv' "$topdown" import "$work/"$'gone\e]0;pwn\a.csv' --cpu-model skx --db "$work/named.db"
+# usage errors quote what was typed: a bad value, an unknown option, an unknown command
+no_raw_controls "'\x1b[31m\x07'" "$topdown" list --last $'\e[31m\a' --db "$work/named.db"
+no_raw_controls '\x1b]0;pwn\x07' "$topdown" list $'--\e]0;pwn\a' --db "$work/named.db"
+no_raw_controls "unknown command '\x1b]0;pwn\x07'" "$topdown" $'\e]0;pwn\a'
 # A thread so named in an imported per-thread file: the thread tables and a comparison by thread.
 sed 's/"io_thd_1-4250"/"\\u001b[31m\\u0007-4250"/' tests/data/import/neoverse-v2-l1-per-thread.json >"$work/threads.json"
 for build in a b; do

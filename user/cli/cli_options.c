@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli_options.h"
+#include "format.h"
 #include "commands.h"
 #include "labels.h"
 #include "parse.h"
@@ -228,8 +229,9 @@ void td_cli_usage(const struct td_cli *cli, FILE *out)
 
 int td_cli_usage_error(const struct td_cli *cli, const char *message)
 {
-	fprintf(stderr, "topdown %s: %s (topdown %s --help lists the options)\n", cli->command, message,
-		cli->command);
+	fprintf(stderr, "topdown %s: ", cli->command);
+	td_fputs_safe(stderr, message, 0); /* it quotes what was typed, which may hold anything */
+	fprintf(stderr, " (topdown %s --help lists the options)\n", cli->command);
 	return TD_EXIT_USAGE;
 }
 

@@ -152,13 +152,14 @@ record() { # command points mode verdict
 }
 
 # A table of the runs: per command, how many succeeded, were refused with
-# one line, or showed a problem; then the distinct messages of refusals.
+# one line, were refused with libbpf's misreading (oom.sh), or showed a
+# problem; then the distinct messages of refusals.
 summary() {
 	echo
-	printf '%-8s %6s %9s %8s %9s\n' command runs succeeded refused problems
+	printf '%-8s %6s %9s %8s %7s %9s\n' command runs succeeded refused libbpf problems
 	awk -F'|' '{ n[$1]++; v[$1 "|" $5]++ }
-		END { for (c in n) printf "%-8s %6d %9d %8d %9d\n", c, n[c], v[c "|ok"], v[c "|refused"], v[c "|problem"] }' \
-		"$tally" | sort
+		END { for (c in n) printf "%-8s %6d %9d %8d %7d %9d\n", c, n[c], v[c "|ok"], v[c "|refused"],
+			v[c "|libbpf"], v[c "|problem"] }' "$tally" | sort
 	echo
 	echo "messages of the refusals (runs: message, numbers and paths elided):"
 	awk -F'|' '$5 == "refused" { print $6 }' "$tally" |

@@ -266,9 +266,11 @@ FAULT_OOM_RUNS ?= 150
 FAULT_KILLS ?= 100
 test-faults: deps
 	@$(MAKE) --no-print-directory all
-	./tests/faults/io.sh $(OUT) $(FAULT_RUNS) "$(FAULT_SEED)"
-	./tests/faults/oom.sh $(OUT) $(FAULT_OOM_RUNS) "$(FAULT_SEED)"
-	./tests/faults/crash.sh $(OUT) $(FAULT_KILLS) "$(FAULT_SEED)"
+	@rc=0; \
+	./tests/faults/io.sh $(OUT) $(FAULT_RUNS) "$(FAULT_SEED)" || rc=1; \
+	./tests/faults/oom.sh $(OUT) $(FAULT_OOM_RUNS) "$(FAULT_SEED)" || rc=1; \
+	./tests/faults/crash.sh $(OUT) $(FAULT_KILLS) "$(FAULT_SEED)" || rc=1; \
+	exit $$rc
 
 test-vm: deps
 	@$(MAKE) --no-print-directory all $(CROSS_BUILDS)

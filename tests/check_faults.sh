@@ -53,6 +53,22 @@ done
 problems=0
 echo "the checker finds all $broken kinds of half-stored runs"
 
+# ... and so does the judge of a run's end: a hang, a crash, two lines,
+# a silent failure; one line and a non-zero exit passes.
+judged=0
+for bad in "sleep 30" "kill -SEGV \$\$" "echo one >&2; echo two >&2; exit 1" "exit 1"; do
+	FAULT_TIMEOUT=1 faulted posix/io/rw/write none sh -c "$bad" 2>/dev/null
+	if FAULT_TIMEOUT=1 judge_exit "$bad" >/dev/null; [ $? -ne 2 ]; then
+		echo "the judge lets pass: $bad"
+		exit 1
+	fi
+	judged=$((judged + 1))
+done
+faulted posix/io/rw/write none sh -c 'echo "topdown x: cannot; do this" >&2; exit 1'
+judge_exit "one line"; [ $? -eq 1 ] || { echo "the judge refuses one line and exit 1"; exit 1; }
+problems=0
+echo "the judge sees all $judged kinds of bad ends"
+
 # ---- faults ----
 commands="import gc export"
 if [ "$(id -u)" -eq 0 ]; then
@@ -62,7 +78,7 @@ else
 fi
 "$here/faults/io.sh" "$out" "${FAULT_RUNS:-8}" "${FAULT_SEED:-}" "$commands" | tee "$scratch/io.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
-summary_line="$broken kinds of half-stored runs seen; $(tail -1 "$scratch/io.log")"
+summary_line="$broken kinds of half-stored runs and $judged of bad ends seen; $(tail -1 "$scratch/io.log")"
 "$here/faults/oom.sh" "$out" "${FAULT_OOM_RUNS:-12}" "${FAULT_SEED:-}" | tee "$scratch/oom.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
 summary_line="$summary_line; $(tail -1 "$scratch/oom.log")"

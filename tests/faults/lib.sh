@@ -49,9 +49,10 @@ problem() { # message
 # Runs a command under the injector: POINTS then the mode, "nth=N",
 # "nth=N+" (the Nth call and every later one) or "p=P@SEED". Sets rc, and
 # leaves stdout and stderr in $scratch/out and $scratch/err. A run that
-# does not end within FAULT_TIMEOUT seconds is killed and reported as a hang.
+# does not end within FAULT_TIMEOUT seconds is a hang: its threads'
+# stacks go to $scratch/hang.bt (with gdb), then it is killed (rc 137).
 faulted() { # points mode command...
-	local points=$1 mode=$2 nth="" persist="" prob="" seed=""
+	local points=$1 mode=$2 nth="" persist="" prob="" seed="" pid ticks=0
 	shift 2
 	case $mode in
 	nth=*+) nth=${mode#nth=}; nth=${nth%+}; persist=1 ;;
@@ -59,12 +60,23 @@ faulted() { # points mode command...
 	p=*@*) prob=${mode#p=}; seed=${prob#*@}; prob=${prob%@*} ;;
 	none) ;;
 	esac
-	rm -f "$scratch/fault.log"
-	timeout -s KILL "${FAULT_TIMEOUT:-60}" \
-		env LD_PRELOAD="$scratch/inject.so /usr/lib/fiu/fiu_posix_preload.so" \
+	rm -f "$scratch/fault.log" "$scratch/hang.bt"
+	env LD_PRELOAD="$scratch/inject.so /usr/lib/fiu/fiu_posix_preload.so" \
 		TD_FAULT_POINTS="$points" TD_FAULT_NTH="$nth" TD_FAULT_PERSIST="$persist" \
 		TD_FAULT_PROB="$prob" TD_FAULT_SEED="$seed" TD_FAULT_LOG="$scratch/fault.log" \
-		"$@" >"$scratch/out" 2>"$scratch/err"
+		"$@" >"$scratch/out" 2>"$scratch/err" &
+	pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		if [ $ticks -ge $((${FAULT_TIMEOUT:-60} * 20)) ]; then
+			command -v gdb >/dev/null &&
+				gdb -q -batch -p $pid -ex 'thread apply all bt 20' >"$scratch/hang.bt" 2>&1
+			kill -KILL $pid
+			break
+		fi
+		sleep 0.05
+		ticks=$((ticks + 1))
+	done
+	{ wait $pid; } 2>/dev/null
 	rc=$?
 }
 
@@ -86,7 +98,8 @@ judge_exit() { # label
 	libbpf=$(grep -c '^libbpf: ' "$scratch/err")
 	lines=$(($(wc -l <"$scratch/err") - libbpf))
 	if [ $rc -eq 137 ]; then
-		problem "$label: hung (killed after ${FAULT_TIMEOUT:-60}s)"
+		problem "$label: hung (killed after ${FAULT_TIMEOUT:-60}s)$([ -s "$scratch/hang.bt" ] &&
+			printf '; its stacks: '; grep '^#' "$scratch/hang.bt" 2>/dev/null | head -12 | tr '\n' '|')"
 	elif [ $rc -ge 128 ]; then
 		problem "$label: crashed (signal $((rc - 128))): $(tail -3 "$scratch/err")"
 	elif [ $rc -eq 0 ]; then
@@ -139,13 +152,14 @@ record() { # command points mode verdict
 }
 
 # A table of the runs: per command, how many succeeded, were refused with
-# one line, or showed a problem; then the distinct messages of refusals.
+# one line, were refused with libbpf's misreading (oom.sh), or showed a
+# problem; then the distinct messages of refusals.
 summary() {
 	echo
-	printf '%-8s %6s %9s %8s %9s\n' command runs succeeded refused problems
+	printf '%-8s %6s %9s %8s %7s %9s\n' command runs succeeded refused libbpf problems
 	awk -F'|' '{ n[$1]++; v[$1 "|" $5]++ }
-		END { for (c in n) printf "%-8s %6d %9d %8d %9d\n", c, n[c], v[c "|ok"], v[c "|refused"], v[c "|problem"] }' \
-		"$tally" | sort
+		END { for (c in n) printf "%-8s %6d %9d %8d %7d %9d\n", c, n[c], v[c "|ok"], v[c "|refused"],
+			v[c "|libbpf"], v[c "|problem"] }' "$tally" | sort
 	echo
 	echo "messages of the refusals (runs: message, numbers and paths elided):"
 	awk -F'|' '$5 == "refused" { print $6 }' "$tally" |

@@ -4,8 +4,9 @@
  * request handler as a function (no sockets), then the server on a free
  * port spoken to with curl and raw sockets: sessions, Origin, the token,
  * argument errors as tool errors (isError) beside JSON-RPC errors,
- * limits, HTTP/1.0, a streamed collection and a client leaving it, and
- * the binary's drain on SIGTERM.
+ * limits, HTTP/1.0, a streamed collection and a client leaving it, a
+ * slowloris from another address, sessions per client, and the binary's
+ * own limits and drain on SIGTERM.
  *
  * collect_topdown runs a stand-in collector (a shell script) so that no
  * BPF is needed: it sleeps $TD_FAKE_SLEEP seconds and prints a run.
@@ -954,10 +955,46 @@ static void test_network_cancel(void **state)
 
 /* The binary: refuses an open listener without a token, serves, and
  * exits 0 on SIGTERM. */
+/* 500 slow connections from 127.0.0.2 to mcp-serve on port, and sessions
+ * started from 127.0.0.1 meanwhile: NULL when each was answered within a
+ * second, else what went wrong (no assertion: the caller stops the server
+ * first). */
+static const char *binary_under_slowloris(int port)
+{
+	static char problem[128];
+	struct slowloris *attack = malloc(sizeof(*attack));
+	struct served s = { .port = port };
+	const char *verdict = NULL;
+	char *out;
+	long long t0;
+
+	if (!attack)
+		return "out of memory";
+	snprintf(s.url, sizeof(s.url), "http://127.0.0.1:%d/mcp", port);
+	if (!slowloris_open(attack, port, SLOWLORIS_MAX, "POST /mcp HTTP/1.1\r\nHost: a\r\n"))
+		verdict = "no slow connection reached it";
+	for (int round = 0; round < 3 && !verdict; round++) {
+		slowloris_trickle(attack);
+		t0 = ms_now();
+		out = curl(&s, "-H 'Content-Type: application/json' -d '%s'", init_body);
+		if (status_of(out) != 200 || ms_now() - t0 >= 1000) {
+			snprintf(problem, sizeof(problem), "round %d: initialize got %d in %lld ms", round,
+				 status_of(out), ms_now() - t0);
+			verdict = problem;
+		}
+		free(out);
+		usleep(300000);
+	}
+	slowloris_close(attack);
+	free(attack);
+	return verdict;
+}
+
 static void test_binary(void **state)
 {
 	const char *topdown = getenv("TD_TOPDOWN") ? getenv("TD_TOPDOWN") : "build/topdown";
 	char cmd[512], line[256] = "", path[160];
+	const char *why, *slow = NULL;
 	int status, wstatus;
 	FILE *p;
 
@@ -994,10 +1031,18 @@ static void test_binary(void **state)
 		usleep(50000);
 	}
 	assert_non_null(strstr(line, "serving MCP at http://127.0.0.1:"));
+	/* the binary's own limits against a slowloris, as mcp-serve runs;
+	 * the verdict waits until the server is stopped */
+	if ((why = slowloris_cannot_run()))
+		print_message("  no slowloris against the binary: %s\n", why);
+	else
+		slow = binary_under_slowloris(atoi(strstr(line, "127.0.0.1:") + 10));
 	assert_int_equal(kill(pid, SIGTERM), 0);
 	assert_int_equal(waitpid(pid, &wstatus, 0), pid);
 	assert_true(WIFEXITED(wstatus));
 	assert_int_equal(WEXITSTATUS(wstatus), 0);
+	if (slow)
+		fail_msg("the binary under a slowloris: %s", slow);
 }
 
 int main(void)

@@ -120,7 +120,7 @@ static void test_queueing_never_waits_for_a_held_store(void **state)
 	struct td_writer_state st;
 	struct td_run_summary *runs;
 	sqlite3 *other = NULL;
-	size_t count;
+	size_t count, labelled = 0, held = 0;
 
 	assert_int_equal(sqlite3_open(f->store, &other), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
@@ -143,17 +143,21 @@ static void test_queueing_never_waits_for_a_held_store(void **state)
 	td_writer_state(w, &st);
 	assert_int_equal(st.queued, 0);
 	assert_int_equal(st.lost, 0);
-	assert_int_equal(st.late, 2);
+	/* the two behind the lock are late; the first too when its own write
+	 * began more than a window after it came (valgrind runs one thread
+	 * at a time) */
+	assert_true(st.late == 2 || st.late == 3);
 	td_writer_free(w);
 	runs = runs_in(f, f->store, &count);
 	assert_int_equal(count, 3);
-	assert_null(td_labels_get(&runs[0].labels, "agent.store_delay_ms"));
-	for (size_t i = 1; i < count; i++) {
+	for (size_t i = 0; i < count; i++) {
 		const char *delay = td_labels_get(&runs[i].labels, "agent.store_delay_ms");
 
-		assert_non_null(delay);
-		assert_true(strtod(delay, NULL) > 1000);
+		labelled += delay != NULL;
+		held += delay && strtod(delay, NULL) > 1000;
 	}
+	assert_int_equal(labelled, st.late); /* each late run says so, and only those */
+	assert_true(held >= 2);
 	td_run_summaries_free(runs, count);
 }
 

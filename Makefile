@@ -112,13 +112,15 @@ WORKLOAD := $(OUT)/td-workload
 # chromium runs the flame graph's page in tests/browser; tmux drives
 # topdown top's screen in tests/check_top.sh; wget is what debootstrap
 # downloads with (the kernel lab's systemd guest, tests/vm/systemd.sh);
-# libfiu (fiu-utils, libfiu-dev) injects the I/O faults of tests/faults.
+# libfiu (fiu-utils, libfiu-dev) injects the I/O faults of tests/faults, and
+# gdb records the stacks of a fault run that hangs; jq reads collect's JSON
+# in tests/check_edge_collect.sh.
 DEB_PACKAGES := clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	libpfm4-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev \
 	libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libncurses-dev \
 	pkg-config make gcc libclang-rt-14-dev valgrind linux-perf \
 	postgresql sqlite3 procps systemd rpm groff-base curl prometheus \
-	qemu-system-x86 cpio wget chromium tmux fiu-utils libfiu-dev
+	qemu-system-x86 cpio wget chromium tmux fiu-utils libfiu-dev jq gdb
 # Foreign architectures apt must know, and the cross builds make test
 # runs: cross/arm64.mk adds them. The cross builds fetch their libraries
 # into a sysroot (cross/sysroot.sh); nothing of those is installed.

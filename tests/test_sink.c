@@ -771,6 +771,38 @@ static void test_spool_is_private(void **state)
 	td_sink_close(sink);
 }
 
+/* A spool belongs to one store: beside a SQLite file, else the host's. */
+static void test_default_spool_path(void **state)
+{
+	struct td_sink_config sqlite_at = { .db = "/var/lib/topdown/runs.db" };
+	struct td_sink_config postgres = { .store = { .backend = "postgresql", .dsn = "host=db" } };
+	struct td_sink_config neither = { .store = { .backend = "mysql" } };
+	char path[4096], err[512] = "", home[] = "/tmp/td-sink-home-XXXXXX";
+
+	(void)state;
+	unsetenv("TOPDOWN_DB_PATH");
+	unsetenv("TOPDOWN_BACKEND");
+	unsetenv("TOPDOWN_DSN");
+	assert_int_equal(td_sink_default_spool_path(&sqlite_at, path, sizeof(path), err, sizeof(err)), 0);
+	assert_string_equal(path, "/var/lib/topdown/runs.db.spool");
+	/* two databases never share one: each run goes back where it was meant to go */
+	sqlite_at.db = "/tmp/other.db";
+	assert_int_equal(td_sink_default_spool_path(&sqlite_at, path, sizeof(path), err, sizeof(err)), 0);
+	assert_string_equal(path, "/tmp/other.db.spool");
+	setenv("STATE_DIRECTORY", "/var/lib/topdown:/var/lib/other", 1);
+	assert_int_equal(td_sink_default_spool_path(&postgres, path, sizeof(path), err, sizeof(err)), 0);
+	assert_string_equal(path, "/var/lib/topdown/spool.db");
+	unsetenv("STATE_DIRECTORY");
+	assert_non_null(mkdtemp(home));
+	setenv("HOME", home, 1);
+	assert_int_equal(td_sink_default_spool_path(&postgres, path, sizeof(path), err, sizeof(err)), 0);
+	assert_true(strncmp(path, home, strlen(home)) == 0 && !strcmp(path + strlen(home), "/.topdown/spool.db"));
+	assert_int_equal(td_sink_default_spool_path(&neither, path, sizeof(path), err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "mysql"));
+	rmdir(strcat(strcpy(path, home), "/.topdown"));
+	rmdir(home);
+}
+
 static void test_stats_of_no_sink(void **state)
 {
 	struct td_sink_stats stats;
@@ -805,6 +837,7 @@ int main(int argc, char **argv)
 		SINK_TEST(test_store_file_deleted_while_idle, "sqlite"),
 		SINK_TEST(test_store_file_replaced, "sqlite"),
 		cmocka_unit_test(test_stats_of_no_sink),
+		cmocka_unit_test(test_default_spool_path),
 	};
 
 	(void)argc;

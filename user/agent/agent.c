@@ -821,7 +821,7 @@ static int prepare(struct td_agent *agent, const struct td_agent_config *a, char
 					       &agent->tma, err, errlen);
 	if (!ret)
 		ret = new_engine(agent, err, errlen);
-	if (!ret && !a->spool && !(ret = td_sink_default_spool_path(spool, sizeof(spool), err, errlen)))
+	if (!ret && !a->spool && !(ret = td_sink_default_spool_path(&sink_config, spool, sizeof(spool), err, errlen)))
 		sink_config.spool_path = spool;
 	if (!ret && !(sink = td_sink_open(&sink_config, err, errlen)))
 		ret = -EINVAL;

@@ -364,11 +364,27 @@ void td_sink_stats(const struct td_sink *sink, struct td_sink_stats *out)
 
 /* ---- opening and closing ---- */
 
-/* $STATE_DIRECTORY/spool.db under systemd (the first of its paths), else ~/.topdown/spool.db. */
-int td_sink_default_spool_path(char *buf, size_t len, char *err, size_t errlen)
+int td_sink_default_spool_path(const struct td_sink_config *cfg, char *buf, size_t len, char *err,
+			       size_t errlen)
 {
-	const char *state = getenv("STATE_DIRECTORY"), *home = getenv("HOME");
+	const char *state = getenv("STATE_DIRECTORY"), *home = getenv("HOME"), *backend;
 	size_t used;
+
+	if (td_store_flags_backend(&cfg->store, cfg->db, &backend, err, errlen))
+		return -EINVAL;
+	if (!strcmp(backend, "sqlite")) { /* beside the database: its runs and no other's */
+		int ret = td_store_default_path(cfg->db, TD_STORE_READ_WRITE, buf, len, err, errlen);
+
+		if (ret)
+			return ret;
+		if (strlen(buf) + sizeof(".spool") > len) {
+			snprintf(err, errlen, "the database's path is too long for its spool beside it: give the "
+				 "spool a place with --spool PATH");
+			return -ENAMETOOLONG;
+		}
+		strcat(buf, ".spool");
+		return 0;
+	}
 
 	if (state && state[0]) {
 		snprintf(buf, len, "%.*s/spool.db", (int)strcspn(state, ":"), state);

@@ -34,12 +34,17 @@ struct td_sink_config {
 };
 
 /*
- * Where runs wait unless --spool says otherwise, for the agent and collect
- * alike, so each replays what the other left: $STATE_DIRECTORY/spool.db
- * under systemd (the first of its paths), else ~/.topdown/spool.db
- * (~/.topdown made 0700 when missing). 0, or -errno with err.
+ * Where the runs of cfg's store wait unless --spool says otherwise, for
+ * the agent and collect alike, so each replays what the other left. A
+ * spool belongs to one store: it never replays into another. So a SQLite
+ * store's spool sits beside its file (DB.spool: /var/lib/topdown/runs.db
+ * has /var/lib/topdown/runs.db.spool); PostgreSQL's, one fleet store per
+ * host, is $STATE_DIRECTORY/spool.db under systemd (the first of its
+ * paths), else ~/.topdown/spool.db (~/.topdown made 0700 when missing).
+ * 0, or -errno with err.
  */
-int td_sink_default_spool_path(char *buf, size_t len, char *err, size_t errlen);
+int td_sink_default_spool_path(const struct td_sink_config *cfg, char *buf, size_t len, char *err,
+			       size_t errlen);
 
 struct td_sink_stats {
 	uint64_t stored;      /* runs the store took directly */

@@ -49,8 +49,8 @@ static const struct td_opt agent_options[] = {
 	TD_OPT_LABELS(struct td_agent_args, config.user_labels,
 		      "stored with every run (repeatable; over TOPDOWN_LABELS, key by key)"),
 	TD_OPTION("spool", TD_OPT_NAME, offsetof(struct td_agent_args, config.spool), "PATH",
-		  "where runs wait while the database is unreachable (default $STATE_DIRECTORY/spool.db, "
-		  "else ~/.topdown/spool.db)", .short_name = 's'),
+		  "where runs wait while the database is unreachable (default: DB.spool beside a SQLite "
+		  "database; for PostgreSQL $STATE_DIRECTORY/spool.db, else ~/.topdown/spool.db)", .short_name = 's'),
 	TD_OPTION("log", TD_OPT_NAME, offsetof(struct td_agent_args, config.log_path), "PATH",
 		  "log here instead of stderr (reopened on SIGHUP)", .short_name = 'g'),
 	TD_OPTION("windows", TD_OPT_INT, offsetof(struct td_agent_args, config.windows), "N",

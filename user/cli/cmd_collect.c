@@ -131,7 +131,8 @@ static const struct td_opt collect_options[] = {
 	TD_OPTS_STORE(struct collect_args, db, store_flags),
 	TD_OPTION("spool", TD_OPT_NAME, offsetof(struct collect_args, spool), "PATH",
 		  "where the run waits when the database cannot take it, as the agent's "
-		  "(default $STATE_DIRECTORY/spool.db, else ~/.topdown/spool.db)"),
+		  "(default: DB.spool beside a SQLite database; for PostgreSQL $STATE_DIRECTORY/spool.db, "
+		  "else ~/.topdown/spool.db)"),
 	{ 0 }
 };
 
@@ -669,7 +670,7 @@ static int save_run(const struct collect_args *a, const struct td_store_flags *f
 
 	if (a->spool)
 		snprintf(dest->spool_path, sizeof(dest->spool_path), "%s", a->spool);
-	else if (td_sink_default_spool_path(dest->spool_path, sizeof(dest->spool_path), spool_error,
+	else if (td_sink_default_spool_path(&cfg, dest->spool_path, sizeof(dest->spool_path), spool_error,
 					    sizeof(spool_error)))
 		spool_named = false;
 	if (spool_named && !stat(dest->spool_path, &st) && !(sink = td_sink_open(&cfg, spool_error, sizeof(spool_error))))

@@ -86,10 +86,19 @@ do_collect() {
 		--duration 400ms --interval 200ms --db "$db"
 	judge_exit collect; verdict=$?
 	id=$(sed -n 's/^run \([^ ]*\) stored in .*/\1/p' "$scratch/out")
+	# a database that does not take the run leaves it in the spool beside it
+	spooled=$(sed -n 's/^run \([^ ]*\) waits in the spool .*/\1/p' "$scratch/out")
+	check_store collect-spool "$db.spool"
 	case $verdict in
-	0) [ -n "$id" ] && [ "$(new_ids "$db")" = "$id" ] ||
-		{ problem "collect: exit 0 but its run ${id:-(none printed)} is not the one new run"; verdict=2; } ;;
-	1) [ -z "$(new_ids "$db")" ] || { problem "collect: refused yet stored a run"; verdict=2; } ;;
+	0) if [ -n "$spooled" ]; then
+		[ "$(new_ids "$db.spool")" = "$spooled" ] && [ -z "$(new_ids "$db")" ] ||
+			{ problem "collect: exit 0, its run $spooled said to wait in the spool, which does not hold it alone"; verdict=2; }
+	   else
+		[ -n "$id" ] && [ "$(new_ids "$db")" = "$id" ] && [ -z "$(new_ids "$db.spool")" ] ||
+			{ problem "collect: exit 0 but its run ${id:-(none printed)} is not the one new run"; verdict=2; }
+	   fi ;;
+	1) [ -z "$(new_ids "$db")" ] && [ -z "$(new_ids "$db.spool")" ] ||
+		{ problem "collect: refused yet stored a run"; verdict=2; } ;;
 	esac
 }
 

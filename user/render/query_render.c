@@ -939,9 +939,11 @@ static int dump_at(struct json_export *x, json_t *json, int depth)
 static int json_element(struct json_export *x, json_t *json, const char *run_id, char *err, size_t errlen)
 {
 	if (fputs(x->n++ ? ",\n    " : "[\n    ", x->out) < 0 || dump_at(x, json, 2) < 0) {
+		bool written = !ferror(x->out); /* then building or encoding the value failed: memory */
+
 		snprintf(err, errlen, "cannot write run %s as JSON: %s", run_id,
-			 ferror(x->out) ? strerror(errno) : "a value could not be encoded");
-		return -EIO;
+			 written ? "out of memory; free memory and retry" : strerror(errno));
+		return written ? -ENOMEM : -EIO;
 	}
 	return 0;
 }

@@ -229,9 +229,11 @@ void td_cli_usage(const struct td_cli *cli, FILE *out)
 
 int td_cli_usage_error(const struct td_cli *cli, const char *message)
 {
-	fprintf(stderr, "topdown %s: ", cli->command);
-	td_fputs_safe(stderr, message, 0); /* it quotes what was typed, which may hold anything */
-	fprintf(stderr, " (topdown %s --help lists the options)\n", cli->command);
+	char safe[TD_SAFE_LEN(1024)];
+
+	/* it quotes what was typed, which may hold anything; one write, so a reader gets the whole line */
+	fprintf(stderr, "topdown %s: %s (topdown %s --help lists the options)\n", cli->command,
+		td_safe_text(message, safe, sizeof(safe)), cli->command);
 	return TD_EXIT_USAGE;
 }
 

@@ -108,9 +108,10 @@ static int dispatch(int argc, char **argv)
 		return cmd_version(argc - 1, argv + 1);
 	if (find_command(argv[1]))
 		return find_command(argv[1])->run(argc - 1, argv + 1);
-	fputs("topdown: unknown command '", stderr);
-	td_fputs_safe(stderr, argv[1], 0);
-	fputs("'; run `topdown --help` for the list\n", stderr);
+	char safe[TD_SAFE_LEN(256)];
+
+	fprintf(stderr, "topdown: unknown command '%s'; run `topdown --help` for the list\n",
+		td_safe_text(argv[1], safe, sizeof(safe)));
 	return TD_EXIT_USAGE;
 }
 

@@ -116,7 +116,8 @@ int td_fputs_safe(FILE *out, const char *text, int width)
 
 void td_print_error(const char *prefix, const char *message)
 {
-	fprintf(stderr, "%s: ", prefix);
-	td_fputs_safe(stderr, message, 0);
-	fputc('\n', stderr);
+	char safe[TD_SAFE_LEN(2048)];
+
+	/* one write: a reader of the pipe gets the whole line at once */
+	fprintf(stderr, "%s: %s\n", prefix, td_safe_text(message, safe, sizeof(safe)));
 }

@@ -32,8 +32,9 @@ const char *td_safe_text(const char *text, char *buf, size_t len);
 /* text escaped to out, whatever its length, then spaces up to width
  * columns (characters, not bytes). 0, or EOF when a write failed. */
 int td_fputs_safe(FILE *out, const char *text, int width);
-/* "PREFIX: MESSAGE" and a newline on stderr, the message escaped: the one
- * line a command fails with quotes file names, process names, labels. */
+/* "PREFIX: MESSAGE" and a newline on stderr in one write, the message
+ * escaped (its first 2048 bytes): the one line a command fails with quotes
+ * file names, process names, labels. */
 void td_print_error(const char *prefix, const char *message);
 
 #endif

@@ -563,9 +563,15 @@ static double busiest_thread_share(const char *path, const struct td_run_summary
 /*
  * Runs that follow each other: each starts where the one before it ended,
  * none is longer than LONGEST_WINDOW_NS, and no thread is on CPU for longer
- * than its run's window (give or take the scheduler's runtime lag at each
- * end: a tick, 4 ms at HZ=250).
+ * than its run's window, give or take the boundary's own width: the
+ * scheduler's runtime lag at each end (a tick, 4 ms at HZ=250), and the
+ * time between reading one CPU's counts and the instant that ends the
+ * window (the other CPU read, the window's rows built), which an ASan
+ * build on a loaded host stretched to 15 ms (101.5% of a 1.009 s window).
+ * BOUNDARY_SLACK allows 2% of the window for both; a window that swallows
+ * a stall, as before the writer thread, showed 141% to 596%.
  */
+#define BOUNDARY_SLACK 0.02
 static void assert_contiguous(const char *path, const struct td_run_summary *runs, size_t count)
 {
 	for (size_t i = 0; i < count; i++) {
@@ -576,7 +582,7 @@ static void assert_contiguous(const char *path, const struct td_run_summary *run
 			      i, wall / 1e9, i ? (runs[i].started_ns == runs[i - 1].ended_ns ? "right" : "NOT right") : "-",
 			      share * 100, td_labels_get(&runs[i].labels, "agent.store_delay_ms") ?: "0");
 		assert_true(wall > 0 && wall < LONGEST_WINDOW_NS);
-		assert_true(share * wall <= wall + 2 * 4e6);
+		assert_true(share * wall <= wall + (2 * 4e6 > BOUNDARY_SLACK * wall ? 2 * 4e6 : BOUNDARY_SLACK * wall));
 		if (i)
 			assert_true(runs[i].started_ns == runs[i - 1].ended_ns);
 	}

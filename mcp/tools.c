@@ -118,7 +118,8 @@ static const char bottlenecks_schema[] = S_OBJECT(
 		"'path':" S_STR ",'name':" S_STR ",'level':" S_INT ",'value':" S_NUM \
 		",'min':" S_NUM ",'max':" S_NUM ",'samples':" S_INT ",'crossed_samples':" S_INT \
 		",'crossed':" S_BOOL ",'confidence':" S_NUM ",'low_confidence':" S_BOOL \
-		",'useful':" S_BOOL, "'path','level','value','crossed'")) \
+		",'useful':" S_BOOL ",'counted_ns':" S_INT, "'path','level','value','crossed'")) \
+	",'pooled':" S_BOOL ",'model':" S_STR ",'hosts':" S_INT ",'oncpu_ns':" S_INT \
 	"," S_TRUNCATION
 
 static const char funnel_schema[] = S_OBJECT(S_TREE_PROPS, "'runs','nodes','truncated'");
@@ -839,6 +840,7 @@ static int tree_tool(struct tool_call *c, view_fn view, struct tool_output *out)
 	int ret = query_from_args(c, &q);
 
 	q.top_n = arg_int(c, "top_children");
+	q.pooled = arg_bool(c, "pooled");
 	if (!ret)
 		ret = td_query_tree(c->store, &q, &t, c->err, sizeof(c->err));
 	if (!ret)
@@ -1123,7 +1125,13 @@ static const struct arg_def by_bottleneck_args[] = {
 
 static const struct arg_def funnel_args[] = {
 	ARG_LABELS_FILTER, ARG_PROCESS, ARG_LAST, ARG_RUN_ID(false), ARG_THREAD,
-	ARG_MAX_LEVEL(NAN, "every level"), ARG_TOP_CHILDREN, ARG_END,
+	ARG_MAX_LEVEL(NAN, "every level"), ARG_TOP_CHILDREN,
+	{ "pooled", ARG_BOOLEAN, false, 0, 0, NAN,
+	  "One tree from the matching runs' counts pooled, each event over all the time its counter "
+	  "group counted, with that time per node (counted_ns), instead of the mean of each run's tree: "
+	  "for hosts with few counters, whose windows each count some groups only, and for hosts "
+	  "of one label set whose group rotations were offset. The runs must share one CPU model." },
+	ARG_END,
 };
 
 static const struct arg_def run_tree_args[] = {

@@ -227,4 +227,32 @@ static inline void store_run(struct backend *b, struct td_run *run, char *id)
 	td_run_free(run);
 }
 
+/*
+ * Two windows (runs labeled test=pool, of hosts host-0 and host-1) with
+ * room for two events each: the first counted CPU_CYCLES with
+ * STALL_FRONTEND, the second CPU_CYCLES with STALL_BACKEND, 1 s on-CPU
+ * each. Pooled: Frontend_Stalled_Cycles
+ * 3e8 / 1e9 = 30.0% and Backend_Stalled_Cycles 4e8 / 1e9 = 40.0%, each
+ * counted 1 s of the 2 s, so half confident: not marked low.
+ */
+static inline void store_two_counter_windows(struct backend *b, const char *model)
+{
+	static const char *const events[] = { "CPU_CYCLES", "STALL_FRONTEND", "STALL_BACKEND" };
+
+	for (int w = 0; w < 2; w++) {
+		char labels[128];
+		struct td_run *run;
+
+		snprintf(labels, sizeof(labels), "test=pool,tma_model=%s,tma_level=1,node=host-%d", model, w);
+		run = new_run("app", 5000 + w, labels);
+		for (int e = 0; e < 3; e++)
+			run->event_names[run->nr_events++] = strdup(events[e]);
+		add_thread(run, 7, "worker", 1000000000);
+		run->threads[0].counters[0] = (struct td_counter_value){ 1e9, 1 };
+		run->threads[0].counters[1] = w ? (struct td_counter_value){ NAN, 0 } : (struct td_counter_value){ 3e8, 1 };
+		run->threads[0].counters[2] = w ? (struct td_counter_value){ 4e8, 1 } : (struct td_counter_value){ NAN, 0 };
+		store_run(b, run, NULL);
+	}
+}
+
 #endif

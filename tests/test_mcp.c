@@ -801,6 +801,37 @@ static void test_tool_answers(void **state)
 	session_free(s);
 }
 
+/* get_funnel over the counts pooled: the tree no single window has
+ * (backends.h, store_two_counter_windows), with the time counted. */
+static void test_pooled_funnel(void **state)
+{
+	struct backend *b = backend_of(state);
+	struct session *s;
+	json_t *result, *node;
+
+	store_two_counter_windows(b, "neoverse-n1");
+	s = session_on(b);
+	result = result_of(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+			   "\"get_funnel\",\"arguments\":{\"labels\":{\"test\":\"pool\"},\"pooled\":true}}}");
+	assert_true(json_is_true(json_object_get(structured(result), "pooled")));
+	assert_int_equal(json_integer_value(json_object_get(structured(result), "hosts")), 2);
+	node = json_array_get(json_object_get(structured(result), "nodes"), 1);
+	assert_string_equal(json_string_value(json_object_get(node, "path")), "Backend_Stalled_Cycles");
+	assert_close(json_real_value(json_object_get(node, "value")), 0.4);
+	assert_int_equal(json_integer_value(json_object_get(node, "counted_ns")), 1000000000);
+	assert_non_null(strstr(text_of(result), "pooled over 2 runs of 2 hosts"));
+	json_decref(result);
+	/* without pooled: the mean of the runs' own trees, which these runs lack */
+	expect_empty_answer(s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+			    "\"get_funnel\",\"arguments\":{\"labels\":{\"test\":\"pool\"},\"pooled\":false}}}",
+			    "have no Top-Down metrics");
+	store_two_counter_windows(b, "neoverse-v1");
+	expect_tool_error(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+			  "\"get_funnel\",\"arguments\":{\"labels\":{\"test\":\"pool\"},\"pooled\":true}}}",
+			  "--label tma_model=");
+	session_free(s);
+}
+
 /* Many threads: the answer is cut to fit, and says so. */
 /* A request whose store work runs past the time limit gets error -32001
  * saying so, and no partial answer; the next one on the same session and
@@ -1409,6 +1440,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_tool_call_errors, setup_initialized, teardown_session),
 		cmocka_unit_test_setup_teardown(test_collect_refused, setup_initialized, teardown_session),
 		ON_BOTH(test_tool_answers),
+		ON_BOTH(test_pooled_funnel),
 		ON_BOTH(test_answers_stay_small),
 		ON_BOTH(test_request_time_limit),
 		ON_BOTH(test_resources),

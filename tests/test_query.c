@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "backends.h"
+#include "engine.h"
 #include "query.h"
 #include "query_render.h"
 
@@ -1010,10 +1011,213 @@ static void test_direction(void **state)
 	assert_string_equal(td_change_name(TD_CHANGE_ONLY_B), "only-b");
 }
 
+/* ---- pooled trees: windows of a two-counter host ---- */
+
+/*
+ * A thread counts neoverse-v1's level 1 on a host with two free counters:
+ * five groups of two events (CPU_CYCLES in four of them), and each window
+ * gives two groups half of its time each, so no window counts every
+ * event and Frontend_Bound, Retiring and Bad_Speculation are n/a in each
+ * one. The workload runs at one rate of each event throughout (the
+ * pooling's assumption), so the truth is rate x on-CPU time, and the
+ * pooled tree must be the engine's tree of the true totals, each node
+ * counted for the time its least-counted event's groups had their turns.
+ */
+#define POOL_WINDOWS 5
+#define POOL_EVENTS 8
+static const char *const pool_events[POOL_EVENTS] = {
+	"CPU_CYCLES", "STALL_SLOT_FRONTEND", "STALL_SLOT_BACKEND", "STALL_SLOT",
+	"OP_RETIRED", "OP_SPEC", "BR_MIS_PRED", "task-clock",
+};
+static const int pool_groups[POOL_WINDOWS][2] = { { 0, 1 }, { 0, 2 }, { 0, 3 }, { 4, 5 }, { 0, 6 } };
+static const double worker_rate[POOL_EVENTS] = { 2.0, 3.1, 6.4, 9.9, 1.5, 2.5, 0.004, 1.0 }; /* per ns */
+static const double other_rate[POOL_EVENTS] = { 2.5, 1.0, 12.0, 14.0, 3.5, 3.6, 0.001, 1.0 };
+
+/* The running fraction of event e in window w: half per active group that has it. */
+static double pool_share(int w, int e)
+{
+	double share = e == POOL_EVENTS - 1; /* task-clock: a software event, always counted */
+
+	for (int k = 0; k < 2; k++) {
+		int g = (w + k) % POOL_WINDOWS;
+
+		share += 0.5 * (pool_groups[g][0] == e || pool_groups[g][1] == e);
+	}
+	return share;
+}
+
+static uint64_t pool_oncpu(int w, int thread)
+{
+	return (uint64_t)(w + 1) * 100000000u * (thread ? 3 : 1) / 2;
+}
+
+static void pool_thread(struct td_thread_row *t, uint32_t tid, const char *comm, const double *rate,
+			int w, int thread)
+{
+	t->tid = tid;
+	t->pid = 10;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	t->oncpu_ns = pool_oncpu(w, thread);
+	for (int e = 0; e < POOL_EVENTS; e++) {
+		double share = pool_share(w, e);
+
+		/* stored as the collector stores it: scaled to all the time, with its share */
+		t->counters[e] = share > 0 ? (struct td_counter_value){ rate[e] * (double)t->oncpu_ns, share }
+					   : (struct td_counter_value){ NAN, 0 };
+	}
+}
+
+static void store_pool_windows(struct backend *b, const char *model)
+{
+	for (int w = 0; w < POOL_WINDOWS; w++) {
+		char labels[128];
+		struct td_run *run;
+
+		snprintf(labels, sizeof(labels), "test=pool,tma_model=%s,tma_level=1,node=host-%c", model,
+			 w % 2 ? 'b' : 'a');
+		run = new_run("app", 1000 + w, labels);
+		run->nr_events = POOL_EVENTS;
+		for (int e = 0; e < POOL_EVENTS; e++)
+			run->event_names[e] = strdup(pool_events[e]);
+		run->nr_threads = 2;
+		run->threads = calloc(2, sizeof(*run->threads));
+		assert_non_null(run->threads);
+		pool_thread(&run->threads[0], 11, "worker", worker_rate, w, 0);
+		pool_thread(&run->threads[1], 12, "other", other_rate, w, 1);
+		store_run(b, run, NULL);
+	}
+}
+
+/* The engine's level-1 tree of the true totals of the threads in use[]. */
+static void pool_truth(const bool use[2], struct td_metric_value *out, size_t *n_out, const char ***paths)
+{
+	char err[256];
+	const struct td_kb *kb = td_kb_load(err, sizeof(err));
+	const struct td_model *m = td_kb_model(kb, "neoverse-v1");
+	struct td_host_facts facts = { 0 };
+	struct td_engine *e = td_engine_new(m, 1, pool_events, POOL_EVENTS, &facts, err, sizeof(err));
+	struct td_counter_value truth[POOL_EVENTS];
+	double values[4096];
+
+	assert_non_null(e);
+	assert_true(td_engine_scratch_size(e) <= 4096);
+	for (int ev = 0; ev < POOL_EVENTS; ev++) {
+		truth[ev] = (struct td_counter_value){ 0, 1 };
+		for (int w = 0; w < POOL_WINDOWS; w++)
+			for (int t = 0; t < 2; t++)
+				if (use[t])
+					truth[ev].value += (t ? other_rate : worker_rate)[ev] * (double)pool_oncpu(w, t);
+	}
+	td_engine_eval(e, truth, values, out);
+	*n_out = 0;
+	for (size_t i = 0; i < td_engine_output_count(e); i++) {
+		if (td_engine_output(e, i)->kind != TD_METRIC_TREE)
+			continue;
+		(*paths)[*n_out] = td_engine_output(e, i)->path; /* the kb's: alive after the engine */
+		out[(*n_out)++] = out[i];
+	}
+	td_engine_free(e);
+}
+
+/* The on-CPU time event ev was counted over the windows, of the threads in use[]. */
+static double pool_counting_ns(const bool use[2], int ev)
+{
+	double ns = 0;
+
+	for (int w = 0; w < POOL_WINDOWS; w++)
+		for (int t = 0; t < 2; t++)
+			if (use[t])
+				ns += pool_share(w, ev) * (double)pool_oncpu(w, t);
+	return ns;
+}
+
+static void check_pooled(struct backend *b, const char *thread, const bool use[2])
+{
+	struct td_labels labels = { 0 };
+	struct td_query q = { .runs = { .labels = &labels }, .thread = thread, .pooled = true };
+	struct td_metric_value want[64];
+	const char *want_paths[64], **paths = want_paths;
+	double oncpu = 0;
+	struct td_tree *t = NULL;
+	size_t n;
+
+	td_labels_set(&labels, "test", "pool");
+	pool_truth(use, want, &n, &paths);
+	assert_int_equal(td_query_tree(b->store, &q, &t, b->err, ERRLEN), 0);
+	td_labels_free(&labels);
+	assert_true(t->pooled);
+	assert_int_equal(t->nr_runs, POOL_WINDOWS);
+	assert_int_equal(t->nr_hosts, 2);
+	assert_string_equal(t->model, "neoverse-v1");
+	for (int w = 0; w < POOL_WINDOWS; w++)
+		for (int k = 0; k < 2; k++)
+			oncpu += use[k] ? (double)pool_oncpu(w, k) : 0;
+	assert_int_equal(t->oncpu_ns, (uint64_t)oncpu);
+	assert_int_equal(t->nr_nodes, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct td_tree_node *node = NULL;
+
+		for (size_t j = 0; j < t->nr_nodes; j++)
+			if (strcmp(t->nodes[j].path, want_paths[i]) == 0)
+				node = &t->nodes[j];
+		assert_non_null(node);
+		assert_true(isfinite(want[i].value));
+		if (!(fabs(node->value - want[i].value) <= 1e-9 * fabs(want[i].value)))
+			fail_msg("%s: pooled %.12g, truth %.12g", want_paths[i], node->value, want[i].value);
+	}
+	/* Backend_Bound is STALL_SLOT_BACKEND over CPU_CYCLES: counted while the
+	 * group of the first had its turns, the other being counted for longer. */
+	for (size_t j = 0; j < t->nr_nodes; j++) {
+		double slot_backend = pool_counting_ns(use, 2), cycles = pool_counting_ns(use, 0);
+
+		if (strcmp(t->nodes[j].path, "Backend_Bound"))
+			continue;
+		assert_true(slot_backend < cycles);
+		assert_close(t->nodes[j].confidence, slot_backend / oncpu);
+		assert_true(llabs((long long)t->nodes[j].counted_ns - (long long)slot_backend) <= 1);
+		assert_true(t->nodes[j].low_confidence); /* two windows of five, half of each */
+	}
+	td_tree_free(t);
+}
+
+static void test_pooled(void **state)
+{
+	struct backend *b = backend_of(state);
+	struct td_labels labels = { 0 };
+	struct td_query q = { .runs = { .labels = &labels }, .pooled = true };
+	struct td_tree *t = NULL;
+
+	store_pool_windows(b, "neoverse-v1");
+	/* Each window alone leaves the nodes of the groups it missed n/a. */
+	check_pooled(b, NULL, (const bool[2]){ true, true });
+	check_pooled(b, "worker", (const bool[2]){ true, false });
+	check_pooled(b, "12", (const bool[2]){ false, true });
+
+	/* A thread none of the runs has; then filters matching nothing. */
+	td_labels_set(&labels, "test", "pool");
+	q.thread = "nobody";
+	assert_int_equal(td_query_tree(b->store, &q, &t, b->err, ERRLEN), TD_QUERY_NOTHING);
+	assert_null(t);
+	assert_non_null(strstr(b->err, "thread nobody"));
+	q.thread = NULL;
+	td_labels_set(&labels, "test", "none");
+	assert_int_equal(td_query_tree(b->store, &q, &t, b->err, ERRLEN), TD_QUERY_NOTHING);
+
+	/* Runs of another model under the same labels cannot be pooled with them. */
+	td_labels_set(&labels, "test", "pool");
+	store_pool_windows(b, "neoverse-n1");
+	assert_int_equal(td_query_tree(b->store, &q, &t, b->err, ERRLEN), -EINVAL);
+	assert_null(t);
+	assert_non_null(strstr(b->err, "--label tma_model="));
+	assert_non_null(strstr(b->err, "neoverse-n1"));
+	td_labels_free(&labels);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		ON_BOTH(test_tree),
+		ON_BOTH(test_pooled),
 		ON_BOTH(test_bottlenecks),
 		ON_BOTH(test_bottleneck_is_deepest),
 		ON_BOTH(test_many_bottlenecks),

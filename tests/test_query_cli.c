@@ -187,6 +187,42 @@ static void test_query_modes(void **state)
 	expect(&r, 0, "\"Backend_Bound\"", NULL);
 }
 
+static void test_query_pooled(void **state)
+{
+	struct backend *b = backend_of(state);
+	json_t *root, *node;
+
+	store_two_counter_windows(b, "neoverse-n1");
+	cli(b, &r, "query", "--tree", "--pooled", "--label", "test=pool", NULL);
+	expect(&r, 0, "pooled over 2 runs of 2 hosts, 2.00s on-CPU", NULL);
+	assert_non_null(strstr(r.out, "COUNTED"));
+	assert_non_null(strstr(r.out, "30.0%"));
+	assert_non_null(strstr(r.out, "40.0%"));
+	assert_null(strstr(r.out, "n/a"));
+	cli(b, &r, "query", "--funnel", "--pooled", "--label", "test=pool", NULL);
+	expect(&r, 0, "Pipeline slots pooled over 2 runs", NULL);
+	cli(b, &r, "query", "--tree", "--pooled", "--label", "test=pool", "--json", NULL);
+	expect(&r, 0, NULL, NULL);
+	root = parse_json(r.out);
+	assert_true(json_is_true(json_object_get(root, "pooled")));
+	assert_int_equal(json_integer_value(json_object_get(root, "oncpu_ns")), 2000000000);
+	assert_int_equal(json_integer_value(json_object_get(root, "hosts")), 2);
+	node = json_array_get(json_object_get(root, "nodes"), 0);
+	assert_string_equal(json_string_value(json_object_get(node, "path")), "Frontend_Stalled_Cycles");
+	assert_int_equal(json_integer_value(json_object_get(node, "counted_ns")), 1000000000);
+	json_decref(root);
+	cli(b, &r, "query", "--tree", "--pooled", "--label", "test=pool", "--csv", NULL);
+	expect(&r, 0, "useful,counted_ns\n", NULL);
+	assert_non_null(strstr(r.out, ",1000000000\n"));
+
+	/* Bad input: a mode it does not go with; runs of two models. */
+	cli(b, &r, "query", "--bottlenecks", "--pooled", NULL);
+	expect_refused(&r, 2, "--pooled goes with --tree or --funnel");
+	store_two_counter_windows(b, "neoverse-v1");
+	cli(b, &r, "query", "--tree", "--pooled", "--label", "test=pool", NULL);
+	expect_refused(&r, 2, "add --label tma_model=neoverse-");
+}
+
 static void test_query_bad_input(void **state)
 {
 	struct backend *b = backend_of(state);
@@ -753,6 +789,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		ON_BOTH(test_query_modes),
+		ON_BOTH(test_query_pooled),
 		ON_BOTH(test_query_bad_input),
 		ON_BOTH(test_ambiguous_run_id),
 		ON_BOTH(test_colors_only_on_a_terminal),

@@ -35,6 +35,7 @@ struct query_args {
 	const char *sort;       /* --sort, with --threads */
 	const char *thread;     /* --thread */
 	bool all_threads;       /* --all-threads, with --threads */
+	bool pooled;            /* --pooled, with --tree or --funnel */
 	long level, top_n, window;
 	double sigma;
 };
@@ -68,6 +69,9 @@ static const struct td_opt query_options[] = {
 	MODE("folded", MODE_FOLDED, NULL, "the sampled stacks as folded text (\"group;frame;frame COUNT\"), "
 	     "for flamegraph.pl, speedscope or inferno"),
 	TD_USAGE_HEADING("options:"),
+	TD_OPTION("pooled", TD_OPT_FLAG, offsetof(struct query_args, pooled), NULL,
+	  "with --tree or --funnel: one tree from the runs' counts pooled, each event over all the time its "
+	  "counter group counted (for hosts with few counters, and hosts whose rotations were offset)"),
 	TD_OPTION("min-pct", TD_OPT_NUMBER, offsetof(struct query_args, min_pct), "N",
 	  "with --bottleneck: the share NODE reaches at least (default 0)", .low = 0, .high = 100),
 	TD_OPTION("sort", TD_OPT_NAME, offsetof(struct query_args, sort), "NODE", "with --threads: the busiest by NODE"),
@@ -88,7 +92,7 @@ static const struct td_opt query_options[] = {
 static const struct td_cli query_command = {
 	.command = "query",
 	.synopsis = "usage: topdown query [MODE] [--label key=value]... [--process NAME] [--last 24h]\n"
-		    "                     [--run-id ID] [--thread NAME|TID] [--level 1..4] [--top-n N]\n"
+		    "                     [--run-id ID] [--thread NAME|TID] [--level 1..4] [--top-n N] [--pooled]\n"
 		    "                     [--json | --csv] [--db PATH | --backend postgresql --dsn DSN]\n",
 	.opts = query_options,
 };
@@ -108,6 +112,8 @@ static const char *conflict(const struct query_args *a, const struct td_cli_seen
 		return "--folded is a text format of its own: leave out --json and --csv";
 	if (td_cli_given(&query_command, seen, "min-pct") && a->mode != MODE_RUNS_ABOVE)
 		return "--min-pct goes with --bottleneck NODE";
+	if (a->pooled && a->mode != MODE_TREE && a->mode != MODE_FUNNEL)
+		return "--pooled goes with --tree or --funnel";
 	if (a->sort && a->mode != MODE_THREADS)
 		return "--sort goes with --threads";
 	if (a->all_threads && a->mode != MODE_THREADS)
@@ -197,7 +203,8 @@ static int run_mode(struct td_store *store, const struct query_args *a, const st
 static int query(struct td_store *store, void *args, char *err, size_t errlen)
 {
 	struct query_args *a = args;
-	struct td_query q = { .thread = a->thread, .max_level = (int)a->level, .top_n = (size_t)a->top_n };
+	struct td_query q = { .thread = a->thread, .max_level = (int)a->level, .top_n = (size_t)a->top_n,
+			      .pooled = a->pooled };
 	struct td_render r = { .out = stdout, .format = a->cli.format, .color = td_render_wants_color(stdout),
 			       .all_threads = a->all_threads };
 	int ret = td_run_selection_filter(&a->cli.sel, store, &q.runs, err, errlen);

@@ -166,6 +166,14 @@ int td_collect_base_labels(const struct td_tma_choice *tma, long level, struct t
 		ret = td_labels_set(labels, "tma_level", value);
 	if (!ret && tma->setup)
 		ret = td_labels_set(labels, "tma_model", tma->setup->model->name);
+	/* what the formulas took from the host, so that a query can evaluate them again
+	 * over pooled counts (query.h, "Pooled") */
+	if (!ret && tma->setup)
+		ret = td_labels_set(labels, "smt", tma->setup->facts.smt_on ? "on" : "off");
+	if (!ret && tma->setup && tma->setup->facts.slots_per_cycle) {
+		snprintf(value, sizeof(value), "%u", tma->setup->facts.slots_per_cycle);
+		ret = td_labels_set(labels, "pmu_slots", value);
+	}
 	if (!ret && tma->setup && tma->setup->probe.done) { /* what the PMU gave: runs of VM sizes differ */
 		snprintf(value, sizeof(value), "%u", tma->setup->budget.gp_counters);
 		ret = td_labels_set(labels, "pmu_gp_free", value);

@@ -23,6 +23,7 @@
 #include "explain.h"
 #include "parse.h"
 #include "query.h"
+#include "query_internal.h"
 
 #define DEFAULT_ALPHA 0.05
 #define THREAD_COLUMNS_LEVEL 1 /* the columns of td_query_threads without max_level */
@@ -66,7 +67,7 @@ static int no_memory(char *err, size_t errlen)
 	return -ENOMEM;
 }
 
-static bool is_tid(const char *text)
+bool td_query_thread_is_tid(const char *text)
 {
 	return text[0] && strspn(text, "0123456789") == strlen(text);
 }
@@ -95,7 +96,7 @@ static void choose_scope(const struct td_query *q, struct scope_choice *c)
 	c->filter.max_level = q->max_level;
 	if (!q->thread)
 		return;
-	if (is_tid(q->thread)) {
+	if (td_query_thread_is_tid(q->thread)) {
 		c->filter.scope = TD_SCOPE_THREAD;
 		c->filter.scope_key = q->thread;
 	} else {
@@ -106,12 +107,9 @@ static void choose_scope(const struct td_query *q, struct scope_choice *c)
 	snprintf(c->described, sizeof(c->described), " for thread %s", c->filter.scope_key);
 }
 
-/*
- * Why a question found no rows: no run matches at all, or the runs that
- * do have no Top-Down rows (collected without a PMU, or not that thread).
- */
-static int nothing_found(struct td_store *store, const struct td_run_filter *runs,
-			 const char *side, const char *scope, char *err, size_t errlen)
+/* No run matches, or none of them has Top-Down rows (query_internal.h). */
+int td_query_nothing_found(struct td_store *store, const struct td_run_filter *runs,
+			   const char *side, const char *scope, char *err, size_t errlen)
 {
 	struct td_run_filter one = *runs;
 	struct td_run_summary *found = NULL;
@@ -239,7 +237,7 @@ static int load_samples(struct td_store *store, const struct td_run_filter *runs
 	if (ret == 0 && split_samples(s) < 0)
 		ret = no_memory(err, errlen);
 	if (ret == 0 && s->count == 0)
-		ret = nothing_found(store, runs, side, scope->described, err, errlen);
+		ret = td_query_nothing_found(store, runs, side, scope->described, err, errlen);
 	if (ret < 0)
 		samples_free(s);
 	return ret;
@@ -516,6 +514,19 @@ void td_tree_free(struct td_tree *tree)
 	free(tree);
 }
 
+int td_tree_of_rows(const struct td_metric_row *rows, size_t n, size_t top_n, struct td_tree *tree)
+{
+	struct series_table table = { 0 };
+	int ret = table_init(&table, n);
+
+	for (size_t i = 0; ret == 0 && i < n; i++)
+		ret = table_add_row(&table, NULL, &rows[i]);
+	if (ret == 0)
+		ret = build_tree(&table, top_n, tree);
+	table_free(&table);
+	return ret;
+}
+
 int td_query_tree(struct td_store *store, const struct td_query *q, struct td_tree **out,
 		  char *err, size_t errlen)
 {
@@ -526,6 +537,8 @@ int td_query_tree(struct td_store *store, const struct td_query *q, struct td_tr
 	int ret;
 
 	*out = NULL;
+	if (q->pooled)
+		return td_query_pooled_tree(store, q, out, err, errlen);
 	choose_scope(q, &scope);
 	ret = load_samples(store, &q->runs, &scope, "the filters", &set, err, errlen);
 	if (ret < 0)
@@ -691,7 +704,7 @@ int td_query_bottlenecks(struct td_store *store, const struct td_query *q,
 	if (ret == -EOPNOTSUPP)
 		ret = bottlenecks_of_rows(store, q, &scope, result, err, errlen);
 	else if (ret == 0 && !sums->nr_samples)
-		ret = nothing_found(store, &q->runs, "the filters", scope.described, err, errlen);
+		ret = td_query_nothing_found(store, &q->runs, "the filters", scope.described, err, errlen);
 	else if (ret == 0 && bottlenecks_of_sums(sums, result) < 0)
 		ret = no_memory(err, errlen);
 	td_crossing_sums_free(sums);
@@ -1003,7 +1016,7 @@ static int breakdown_run(struct td_store *store, const struct td_query *q,
 	newest.limit = 1;
 	ret = td_store_read_metrics(store, &newest, &any_thread, &found, &count, err, errlen);
 	if (ret == 0 && count == 0)
-		ret = nothing_found(store, &q->runs, "the filters", scope->described, err, errlen);
+		ret = td_query_nothing_found(store, &q->runs, "the filters", scope->described, err, errlen);
 	if (ret == 0)
 		ret = td_store_read_run(store, found[0].run.id, run, err, errlen);
 	td_run_metrics_free(found, count);

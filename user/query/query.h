@@ -70,6 +70,7 @@ struct td_query {
 	int max_level;             /* deepest tree level; 0: every level */
 	size_t top_n;              /* at most this many result rows (for trees: children
 				    * per node, the largest kept); 0: all */
+	bool pooled;               /* trees: from the runs' counts pooled (below) */
 };
 
 /* ---- tree and funnel ---- */
@@ -86,6 +87,7 @@ struct td_tree_node {
 	double confidence;   /* the lowest over the samples */
 	bool low_confidence; /* below the engine's TD_CONFIDENCE_LOW */
 	bool useful;         /* under Retiring: slots that did useful work */
+	uint64_t counted_ns; /* pooled: the least on-CPU time any of its events counted */
 };
 
 struct td_tree {
@@ -95,9 +97,29 @@ struct td_tree {
 				     * siblings in the order the engine wrote them */
 	double useful;              /* the Retiring value (NaN without it) */
 	double wasted;              /* the other level-1 values added up */
+	bool pooled;                /* the fields below are set */
+	uint64_t oncpu_ns;          /* the threads' on-CPU time pooled: what counted_ns is of */
+	size_t nr_hosts;            /* distinct "node" labels among the runs */
+	char model[32];             /* the runs' tma_model */
 };
 
-/* -ENOENT (err says why) when no matching run has Top-Down rows. */
+/*
+ * -ENOENT (err says why) when no matching run has Top-Down rows.
+ *
+ * Pooled (q->pooled). Each run's whole-run thread counters (of every
+ * thread, or of q->thread) are pooled before any formula is evaluated:
+ * an event's count is the sum of what it counted (value x running
+ * fraction) over all the on-CPU time its group had a counter, scaled to
+ * all the on-CPU time. Windows of a host with few counters, each of
+ * which counted some groups only, or hosts of one label set whose
+ * rotations were offset, then give one tree from all the time each
+ * group counted: a node's counted_ns says how much that was, its
+ * confidence is counted_ns / oncpu_ns. The assumption is that the
+ * pooled threads ran one workload: the same mix of work whichever
+ * group was counting. One model and one SMT setting only (-EINVAL,
+ * naming the label to narrow by); runs without Top-Down are skipped.
+ * Without q->max_level the depth is the deepest tma_level of the runs.
+ */
 int td_query_tree(struct td_store *store, const struct td_query *q, struct td_tree **out,
 		  char *err, size_t errlen);
 void td_tree_free(struct td_tree *tree);

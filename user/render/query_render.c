@@ -200,29 +200,38 @@ static void csv_labels(FILE *out, const struct td_labels *labels, bool last)
 
 json_t *td_tree_json(const struct td_tree *t)
 {
-	json_t *nodes = json_array();
+	json_t *nodes = json_array(), *tree;
 
 	for (size_t i = 0; i < t->nr_nodes; i++) {
 		const struct td_tree_node *n = &t->nodes[i];
-
-		json_array_append_new(nodes, json_pack(
+		json_t *node = json_pack(
 			"{s:s, s:s, s:i, s:o, s:o, s:o, s:I, s:I, s:b, s:o, s:b, s:b}",
 			"path", n->path, "name", n->name, "level", n->level,
 			"value", json_number(n->value), "min", json_number(n->min),
 			"max", json_number(n->max), "samples", (json_int_t)n->nr_values,
 			"crossed_samples", (json_int_t)n->nr_crossed, "crossed", n->crossed,
 			"confidence", json_number(n->confidence), "low_confidence", n->low_confidence,
-			"useful", n->useful));
+			"useful", n->useful);
+
+		if (t->pooled)
+			json_object_set_new(node, "counted_ns", json_integer((json_int_t)n->counted_ns));
+		json_array_append_new(nodes, node);
 	}
-	return json_pack("{s:I, s:I, s:o, s:o, s:o}", "runs", (json_int_t)t->nr_runs,
+	tree = json_pack("{s:I, s:I, s:o, s:o, s:o}", "runs", (json_int_t)t->nr_runs,
 			 "samples", (json_int_t)t->nr_samples, "useful", json_number(t->useful),
 			 "wasted", json_number(t->wasted), "nodes", nodes);
+	if (t->pooled)
+		json_object_update_new(tree, json_pack("{s:b, s:s, s:I, s:I}", "pooled", true, "model", t->model,
+						       "hosts", (json_int_t)t->nr_hosts,
+						       "oncpu_ns", (json_int_t)t->oncpu_ns));
+	return tree;
 }
 
 static void tree_csv(FILE *out, const struct td_tree *t)
 {
 	fputs("path,level,value,min,max,samples,crossed_samples,crossed,confidence,"
-	      "low_confidence,useful\n", out);
+	      "low_confidence,useful", out);
+	fputs(t->pooled ? ",counted_ns\n" : "\n", out);
 	for (size_t i = 0; i < t->nr_nodes; i++) {
 		const struct td_tree_node *n = &t->nodes[i];
 
@@ -236,7 +245,9 @@ static void tree_csv(FILE *out, const struct td_tree *t)
 		csv_bool(out, n->crossed, false);
 		csv_number(out, n->confidence, false);
 		csv_bool(out, n->low_confidence, false);
-		csv_bool(out, n->useful, true);
+		csv_bool(out, n->useful, !t->pooled);
+		if (t->pooled)
+			csv_int(out, (long long)n->counted_ns, true);
 	}
 }
 
@@ -246,6 +257,20 @@ static void coverage(const struct td_render *r, size_t runs, size_t samples)
 	fprintf(r->out, "over %zu run%s", runs, runs == 1 ? "" : "s");
 	if (samples != runs)
 		fprintf(r->out, " (%zu samples)", samples);
+}
+
+/* A pooled tree's "pooled over 40 runs of 3 hosts, 12.0 s on-CPU": what it
+ * was counted over; else coverage(). */
+static void tree_coverage(const struct td_render *r, const struct td_tree *t)
+{
+	char oncpu[32];
+
+	if (!t->pooled)
+		return coverage(r, t->nr_runs, t->nr_samples);
+	fprintf(r->out, "pooled over %zu run%s", t->nr_runs, t->nr_runs == 1 ? "" : "s");
+	if (t->nr_hosts > 1)
+		fprintf(r->out, " of %zu hosts", t->nr_hosts);
+	fprintf(r->out, ", %s on-CPU", td_format_duration(t->oncpu_ns, oncpu, sizeof(oncpu)));
 }
 
 /* "✗ 2/3" or "✓": crossed in most samples, and in how many. */
@@ -276,9 +301,9 @@ void td_render_tree(const struct td_render *r, const struct td_tree *t)
 	if (r->format == TD_FORMAT_CSV)
 		return tree_csv(r->out, t);
 	fprintf(r->out, "Top-Down tree ");
-	coverage(r, t->nr_runs, t->nr_samples);
+	tree_coverage(r, t);
 	fprintf(r->out, "\n%-48s %8s %17s %10s  %s\n", "NODE", "VALUE",
-		several ? "RANGE" : "", "CONFIDENCE", "THRESHOLD");
+		several ? "RANGE" : t->pooled ? "COUNTED" : "", "CONFIDENCE", "THRESHOLD");
 	for (size_t i = 0; i < t->nr_nodes; i++) {
 		const struct td_tree_node *n = &t->nodes[i];
 		int indent = 2 * (n->level - 1);
@@ -288,6 +313,8 @@ void td_render_tree(const struct td_render *r, const struct td_tree *t)
 		if (several)
 			fprintf(r->out, "%8s-%-8s ", percent(n->min, false, lo, sizeof(lo)),
 				percent(n->max, false, hi, sizeof(hi)));
+		else if (t->pooled)
+			fprintf(r->out, "%17s ", td_format_duration(n->counted_ns, lo, sizeof(lo)));
 		else
 			fprintf(r->out, "%17s ", "");
 		fprintf(r->out, "%10s  ", percent(n->confidence, false, conf, sizeof(conf)));
@@ -320,7 +347,7 @@ void td_render_funnel(const struct td_render *r, const struct td_tree *t)
 	if (r->format != TD_FORMAT_TABLE)
 		return td_render_tree(r, t);
 	fprintf(r->out, "Pipeline slots ");
-	coverage(r, t->nr_runs, t->nr_samples);
+	tree_coverage(r, t);
 	fprintf(r->out, ": %suseful work %s%s, wasted %s\n", paint(r, BOLD),
 		percent(t->useful, false, useful, sizeof(useful)), reset(r),
 		percent(t->wasted, false, wasted, sizeof(wasted)));

@@ -88,6 +88,7 @@ commands=(
 	"query --bottlenecks --label git_branch=branch-07"
 	"compare --label-a git_branch=branch-02 --label-b git_branch=branch-03"
 	"query --funnel --label test_name=test-07"
+	"query --funnel --pooled --label test_name=test-07"
 	"query --trend DRAM_Bound --label test_name=test-07"
 	"query --bottleneck DRAM_Bound --min-pct 9.5 --top-n 20"
 )

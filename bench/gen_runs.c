@@ -14,7 +14,7 @@
  * counters, and M tree nodes of Sapphire Rapids (levels 1-3, from the kb)
  * for every thread, thread name and the process. Labels: git_branch
  * branch-00..99 (100 runs each per 10,000), test_name test-00..19, host
- * ci-0..3 and a commit. Runs start one every 4 minutes back from now, so
+ * ci-0..3, a commit, and the model's (tma_model spr, tma_level 3, smt off). Runs start one every 4 minutes back from now, so
  * 10,000 runs span four weeks. Values come from a seeded generator; the
  * odd branches have 5 points more DRAM_Bound, taken from Retiring, so that
  * comparisons find something.
@@ -188,6 +188,10 @@ static struct td_run *make_run(struct gen *g, long index, int64_t started_ns)
 		snprintf(value, sizeof(value), "%016llx", (unsigned long long)next_random(g));
 		td_labels_set(&run->labels, "commit", value);
 		td_labels_set(&run->labels, "arch", "x86_64");
+		/* what collect records of the model, so that --pooled can evaluate it */
+		td_labels_set(&run->labels, "tma_model", "spr");
+		td_labels_set(&run->labels, "tma_level", "3");
+		td_labels_set(&run->labels, "smt", "off");
 	}
 	for (long t = 0; ret == 0 && t < g->threads; t++) {
 		struct td_thread_row *th = &run->threads[t];

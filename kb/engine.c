@@ -396,7 +396,8 @@ struct work {
  * The rows of one scope's outputs.  Its key is interned here, once for
  * all of them; paths and parents were interned before the first span.
  */
-static int add_rows(struct work *w, enum td_metric_scope scope, const char *key, int32_t seq)
+static int add_rows(struct work *w, enum td_metric_scope scope, const char *key, int32_t seq,
+		    uint64_t oncpu_ns)
 {
 	const struct td_engine *e = w->e;
 	const char *run_key = td_run_intern(w->run, key);
@@ -415,6 +416,8 @@ static int add_rows(struct work *w, enum td_metric_scope scope, const char *key,
 			.value = w->out[i].value,
 			.threshold_crossed = w->out[i].threshold_crossed,
 			.confidence = w->out[i].confidence,
+			.counted_ns = w->out[i].confidence > 0 ? (uint64_t)llround(w->out[i].confidence *
+										 (double)oncpu_ns) : 0,
 		};
 		int rc = td_run_append_metric(w->run, &row);
 
@@ -568,7 +571,7 @@ static int thread_rows(struct work *w, size_t n, int32_t seq)
 
 		snprintf(key, sizeof(key), "%u", w->threads[i].tid);
 		td_engine_eval(w->e, w->threads[i].counters, w->values, w->out);
-		rc = add_rows(w, TD_SCOPE_THREAD, key, seq);
+		rc = add_rows(w, TD_SCOPE_THREAD, key, seq, w->threads[i].oncpu_ns);
 	}
 	return rc;
 }
@@ -613,16 +616,17 @@ static int grouped_rows(struct work *w, size_t n, int32_t seq, enum td_metric_sc
 	qsort_r(w->order, n, sizeof(*w->order), cmp, w);
 	for (size_t from = 0, to; from < n && !rc; from = to) {
 		char key[TD_COMM_LEN + 16];
+		uint64_t oncpu_ns = w->threads[w->order[from]].oncpu_ns;
 
 		for (to = from + 1; to < n && same(w, from, to); to++)
-			;
+			oncpu_ns += w->threads[w->order[to]].oncpu_ns;
 		if (scope == TD_SCOPE_GROUP)
 			snprintf(key, sizeof(key), "%s", w->group[w->order[from]]);
 		else
 			snprintf(key, sizeof(key), "%u", w->threads[w->order[from]].pid);
 		sum_counters(w->e, w->threads, w->order + from, to - from, w->sum);
 		td_engine_eval(w->e, w->sum, w->values, w->out);
-		rc = add_rows(w, scope, key, seq);
+		rc = add_rows(w, scope, key, seq, oncpu_ns);
 	}
 	return rc;
 }

@@ -176,6 +176,8 @@ static const char *const migrations[] = {
 	"  INCLUDE (scope_key, ordinal, path, level, value, confidence)"
 	"  WHERE interval_seq = -1 AND scope <> 'thread' AND threshold_crossed;"
 	"DROP INDEX metrics_by_scope;",
+	/* 4: each row's counted time (storage/sqlite.c, migration 4). */
+	"ALTER TABLE metrics ADD COLUMN counted_ns bigint;",
 };
 
 #define NR_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -938,6 +940,7 @@ static void fill_metrics(struct copy *c, const struct td_run *run, long long run
 		copy_real(c, false, m->value);
 		copy_bool(c, false, m->threshold_crossed);
 		copy_real(c, false, m->confidence);
+		copy_int(c, false, (long long)m->counted_ns);
 		copy_end_row(c);
 	}
 }
@@ -1013,7 +1016,7 @@ static const struct {
 	{ "COPY counters (run_pk, interval_seq, tid, event, value, running_fraction)"
 	  " FROM STDIN", fill_counters },
 	{ "COPY metrics (run_pk, ordinal, scope, scope_key, interval_seq, path, parent, level,"
-	  " value, threshold_crossed, confidence) FROM STDIN", fill_metrics },
+	  " value, threshold_crossed, confidence, counted_ns) FROM STDIN", fill_metrics },
 	{ "COPY profiles (run_pk, event, unit, period, frequency_hz, samples, lost_samples) FROM STDIN",
 	  fill_profile },
 	{ "COPY profile_frames (run_pk, idx, function, module, module_offset, file, line, kernel)"
@@ -1098,7 +1101,7 @@ static int pg_write_run(struct td_store *store, const struct td_run *run,
 		    " r.labels_text, r.dropped, r.partial, r.nr_threads, r.event_names, r.pk"
 #define RUN_PK_COLUMN 11
 #define METRIC_COLUMNS "m.scope, m.scope_key, m.interval_seq, m.path, m.parent, m.level," \
-		       " m.value, m.threshold_crossed, m.confidence"
+		       " m.value, m.threshold_crossed, m.confidence, m.counted_ns"
 
 /* Decodes a RUN_COLUMNS row; on failure sum holds nothing to free. */
 static int decode_summary(const PGresult *res, int row, struct td_run_summary *sum)
@@ -1142,6 +1145,7 @@ static int decode_metric(const PGresult *res, int row, int col, struct td_metric
 		.value = get_real(res, row, col + 6),
 		.threshold_crossed = get_bool(res, row, col + 7),
 		.confidence = get_real(res, row, col + 8),
+		.counted_ns = (uint64_t)get_int(res, row, col + 9), /* NULL: 0 */
 	};
 	if (scope < 0 || !m->scope_key || !m->path)
 		return -EIO;

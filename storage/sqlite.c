@@ -174,6 +174,9 @@ static const char *const migrations[] = {
 	"  frames TEXT NOT NULL,"          /* frame idx, outermost first: '0,4,17' */
 	"  PRIMARY KEY (run_pk, ordinal)"
 	") WITHOUT ROWID;",
+	/* 4: each row's counted time (struct td_metric_row), so that a node's
+	 * time adds up over windows; NULL in rows stored before. */
+	"ALTER TABLE metrics ADD COLUMN counted_ns INTEGER;",
 };
 
 #define NR_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -761,8 +764,8 @@ static const char *const insert_sql[NR_INSERTS] = {
 	[INSERT_COUNTER] = "INSERT INTO counters (run_pk, interval_seq, tid, event, value,"
 			   " running_fraction) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[INSERT_METRIC] = "INSERT INTO metrics (run_pk, ordinal, scope, scope_key, interval_seq,"
-			  " path, parent, level, value, threshold_crossed, confidence)"
-			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+			  " path, parent, level, value, threshold_crossed, confidence, counted_ns)"
+			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
 	[INSERT_PROFILE] = "INSERT INTO profiles (run_pk, event, unit, period, frequency_hz, samples,"
 			   " lost_samples) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[INSERT_FRAME] = "INSERT INTO profile_frames (run_pk, idx, function, module, module_offset,"
@@ -875,7 +878,7 @@ static int insert_metrics(struct writer *w)
 			SQL_INT(w->run_pk), SQL_INT(i), SQL_TEXT(td_scope_name(m->scope)),
 			SQL_TEXT(m->scope_key), SQL_INT(m->interval_seq), SQL_TEXT(m->path),
 			SQL_TEXT(m->parent), SQL_INT(m->level), SQL_REAL(m->value),
-			SQL_INT(m->threshold_crossed), SQL_REAL(m->confidence),
+			SQL_INT(m->threshold_crossed), SQL_REAL(m->confidence), SQL_INT(m->counted_ns),
 		};
 
 		rc = exec_values(w->stmt[INSERT_METRIC], row, NR_VALUES(row));
@@ -1007,7 +1010,7 @@ static int sqlite_write_run(struct td_store *store, const struct td_run *run,
 /* The metrics columns decode_metric() reads, in order, after RUN_COLUMNS
  * when both are selected. */
 #define METRIC_COLUMNS "m.scope, m.scope_key, m.interval_seq, m.path, m.parent, m.level," \
-		       " m.value, m.threshold_crossed, m.confidence"
+		       " m.value, m.threshold_crossed, m.confidence, m.counted_ns"
 
 /* Decodes a RUN_COLUMNS row; on failure sum holds nothing to free. */
 static int decode_summary(sqlite3_stmt *st, struct td_run_summary *sum)
@@ -1121,6 +1124,7 @@ static int decode_metric(sqlite3_stmt *st, int col, struct td_metric_row *m)
 		.value = column_real(st, col + 6),
 		.threshold_crossed = sqlite3_column_int(st, col + 7) != 0,
 		.confidence = column_real(st, col + 8),
+		.counted_ns = (uint64_t)sqlite3_column_int64(st, col + 9), /* NULL: 0 */
 	};
 	if (scope < 0 || !m->scope_key || !m->path)
 		return -EIO;

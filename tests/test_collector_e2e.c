@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -749,6 +750,139 @@ static void test_rotation_counts_each_group_in_turn(void **state)
 	td_collector_free(c);
 }
 
+/* ---- the ruler: counts scaled by what was counted beside them ---- */
+
+#define RULER_PAGES_A 200  /* faults while the first group counts */
+#define RULER_PAGES_B 1800 /* and while the second does */
+#define RULER_SPIN_NS 40000000 /* of the worker's CPU time, in each turn */
+
+static atomic_int ruler_phase;        /* 1, 2: run that phase; the worker sets it back to 0 */
+static atomic_uint ruler_worker_tid;
+
+/* Spins RULER_SPIN_NS of its own CPU time while faulting in pages new pages. */
+static void ruler_work(size_t pages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *mem = mmap(NULL, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct timespec start, now;
+
+	assert_true(mem != MAP_FAILED);
+	madvise(mem, pages * page, MADV_NOHUGEPAGE); /* a fault per page */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+	for (size_t i = 0;; i++) {
+		if (i < pages)
+			mem[i * page] = 1;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+		if ((now.tv_sec - start.tv_sec) * 1000000000L + now.tv_nsec - start.tv_nsec >= RULER_SPIN_NS && i >= pages)
+			break;
+	}
+	munmap(mem, pages * page);
+}
+
+static void *ruler_worker(void *arg)
+{
+	(void)arg;
+	atomic_store(&ruler_worker_tid, (unsigned)syscall(SYS_gettid));
+	for (int done = 0; done < 2;) {
+		int phase = atomic_load(&ruler_phase);
+
+		if (phase == 0) {
+			usleep(1000);
+			continue;
+		}
+		ruler_work(phase == 1 ? RULER_PAGES_A : RULER_PAGES_B);
+		atomic_store(&ruler_phase, 0);
+		done++;
+	}
+	return NULL;
+}
+
+static void ruler_run_phase(int phase)
+{
+	atomic_store(&ruler_phase, phase);
+	while (atomic_load(&ruler_phase))
+		usleep(1000);
+}
+
+/*
+ * A plan whose groups each count page-faults beside an event of their own,
+ * in one kernel group: page-faults is the ruler. The worker spins as long
+ * in each group's turn, but faults 9 times as often in the second. Its
+ * minor faults, counted in the first turn only, are all of its faults, so
+ * their truth over the window is what page-faults counted in both turns:
+ * scaled by the ruler (the faults over those counted beside them) they
+ * are; scaled by time (twice the first turn's) they would be 5 times too
+ * few. The ruler itself, counted in both turns, is scaled by time.
+ *
+ * (cpu-clock or task-clock as the member read 0 through BPF in a group led
+ * by page-faults on this kernel, so the member is a fault count too.)
+ */
+static void test_ruler_scales_by_what_it_counted_beside(void **state)
+{
+	static const struct td_event events[] = {
+		{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0, 0, false },
+		{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, 0, 0, false },
+		{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 0, false },
+	};
+	struct td_counter_plan plan = {
+		.nr_groups = 2,
+		.groups = { { .nr_events = 2, .events = { 0, 1 }, .kernel_group = 2 },
+			    { .nr_events = 2, .events = { 0, 2 }, .kernel_group = 2 } },
+	};
+	pid_t self = getpid();
+	struct td_collector_opts opts = { .pids = &self, .nr_pids = 1, .events = events, .nr_events = 3,
+					  .plan = &plan };
+	double faults[2], minor_first, truth, by_time;
+	struct td_thread_row *rows;
+	const struct td_thread_row *row;
+	struct td_collector *c;
+	pthread_t thread;
+	size_t n;
+	char err[512] = "";
+
+	(void)state;
+	e2e_require_bpf();
+	atomic_store(&ruler_phase, 0);
+	atomic_store(&ruler_worker_tid, 0);
+	assert_int_equal(pthread_create(&thread, NULL, ruler_worker, NULL), 0);
+	while (!atomic_load(&ruler_worker_tid))
+		usleep(1000);
+	c = td_collector_new(&opts, err, sizeof(err));
+	if (!c)
+		fail_msg("collector: %s", err);
+	for (int phase = 1; phase <= 2; phase++) {
+		struct td_interval interval = { 0 };
+
+		ruler_run_phase(phase);
+		assert_int_equal(td_collector_drain(c, &interval, err, sizeof(err)), 0);
+		row = find_tid(interval.threads, interval.nr_threads, atomic_load(&ruler_worker_tid));
+		assert_non_null(row);
+		faults[phase - 1] = row->counters[0].value;
+		if (phase == 1) {
+			minor_first = row->counters[1].value;
+			assert_int_equal(td_collector_rotate(c, err, sizeof(err)), 0);
+		}
+		free(interval.threads);
+	}
+	pthread_join(thread, NULL);
+	/* the faults are the pages touched (and a few of the thread's own) */
+	assert_true(faults[0] >= RULER_PAGES_A && faults[0] < RULER_PAGES_A + 100);
+	assert_true(faults[1] >= RULER_PAGES_B && faults[1] < RULER_PAGES_B + 100);
+	assert_true(minor_first >= RULER_PAGES_A && minor_first <= faults[0]);
+	assert_int_equal(td_collector_totals(c, &rows, &n), 0);
+	row = find_tid(rows, n, atomic_load(&ruler_worker_tid));
+	assert_non_null(row);
+	truth = faults[0] + faults[1];
+	by_time = minor_first / row->counters[1].running_fraction;
+	print_message("  minor faults: %.0f counted in the first turn, %.0f scaled by the ruler, %.0f by time;"
+		      " %.0f faults in both turns\n", minor_first, row->counters[1].value, by_time, truth);
+	assert_true(fabs(row->counters[1].value - truth) <= 0.02 * truth);
+	assert_true(by_time < truth / 3); /* the test tells the two apart */
+	assert_true(fabs(row->counters[0].value - truth) <= 0.02 * truth);
+	free(rows);
+	td_collector_free(c);
+}
+
 /* Sums what a drain of the samples hands over for one tid. */
 struct sample_sum {
 	uint32_t tid;
@@ -1394,6 +1528,7 @@ int main(void)
 		cmocka_unit_test(test_system_wide_sees_workload),
 		cmocka_unit_test(test_missing_targets_are_errors),
 		cmocka_unit_test(test_rotation_counts_each_group_in_turn),
+		cmocka_unit_test(test_ruler_scales_by_what_it_counted_beside),
 		cmocka_unit_test(test_bad_plans_are_errors),
 		cmocka_unit_test(test_unopenable_event_is_an_error),
 		cmocka_unit_test(test_sampling_and_switching_event),

@@ -706,6 +706,12 @@ static void test_confidence(void **state)
 	/* summed: weighted by on-CPU time, 3000 and 1000 */
 	assert_close(retp->confidence, (3000 * 0.4 + 1000 * 0.2) / 4000);
 	assert_close(fep->confidence, (3000 * 1.0 + 1000 * 0.6) / 4000);
+	/* the time counted: the confidence of the scope's on-CPU time, so that it adds up */
+	assert_int_equal(ret1->counted_ns, 1200);
+	assert_int_equal(fe2->counted_ns, 600);
+	assert_int_equal(be1->counted_ns, 3000);
+	assert_int_equal(retp->counted_ns, 3000 * 0.4 + 1000 * 0.2);
+	assert_int_equal(fep->counted_ns, 3000 + 1000 * 0.6);
 	assert_true(td_metric_low_confidence(retp->confidence));
 	assert_false(td_metric_low_confidence(fep->confidence));
 	assert_true(td_metric_low_confidence(NAN));

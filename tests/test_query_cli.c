@@ -449,7 +449,7 @@ static void test_export(void **state)
 	/* A run without metric rows still has its line. */
 	store_run(b, new_run("bare", 1, NULL), NULL);
 	cli(b, &r, "export", "--format", "csv", "--process", "bare", NULL);
-	expect(&r, 0, ",bare,import,{},,,,,,,,,\n", NULL);
+	expect(&r, 0, ",bare,import,{},,,,,,,,,,\n", NULL);
 	cli(b, &r, "export", "--format", "xml", NULL);
 	expect_refused(&r, 2, "json, csv, pprof or folded");
 	cli(b, &r, "export", "--format", "pprof", NULL); /* runs without stacks: a hint, nothing written */
@@ -550,7 +550,7 @@ static const char *assert_run_csv(const char *text, const struct td_run *run)
 			snprintf(want, sizeof(want), ",%s,%s,%d,%s,", td_scope_name(m->scope), m->scope_key,
 				 m->interval_seq, m->path);
 		else
-			snprintf(want, sizeof(want), ",,,,,,,,\n");
+			snprintf(want, sizeof(want), ",,,,,,,,,\n");
 		if (!memmem(text, (size_t)(end - text) + 1, want, strlen(want)))
 			fail_msg("line '%.*s' lacks '%s'", (int)(end - text), text, want);
 		text = end + 1;

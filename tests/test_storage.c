@@ -223,6 +223,7 @@ static struct td_run *sample_run(const char *process, int64_t started_ns)
 		   0.5);
 	add_metric(run, TD_SCOPE_PROCESS, "100", 0, "Retiring", NULL, 1, 0.2, false, NAN);
 	add_metric(run, TD_SCOPE_PROCESS, "100", 1, "Retiring", NULL, 1, 0.125, true, 0.25);
+	run->metrics[1].counted_ns = 2250000; /* 0.75 of the thread's 3 ms */
 	return run;
 }
 
@@ -313,6 +314,7 @@ static void assert_same_run(const struct td_run *a, const struct td_run *b)
 		assert_same_double(x->value, y->value);
 		assert_int_equal(x->threshold_crossed, y->threshold_crossed);
 		assert_same_double(x->confidence, y->confidence);
+		assert_int_equal(x->counted_ns, y->counted_ns);
 	}
 }
 
@@ -492,6 +494,38 @@ static void test_migrations_are_idempotent(void **state)
 	sqlite3_close(db);
 	td_run_free(back);
 	td_run_free(run);
+}
+
+/* A database of the schema before metric rows kept their counted time:
+ * opening it adds the column, its rows read back with 0 (unknown), and
+ * new rows keep theirs. */
+static void test_rows_stored_before_counted_time(void **state)
+{
+	struct fixture *f = *state;
+	struct td_run *old = sample_run("app", 1), *fresh = sample_run("app", 2), *back = NULL;
+	sqlite3 *db;
+
+	write_ok(f, old);
+	td_store_close(f->store);
+	f->store = NULL;
+	db = raw_open(f->path);
+	raw_exec(db, "ALTER TABLE metrics DROP COLUMN counted_ns");
+	raw_exec(db, "DELETE FROM schema_migrations WHERE version = 4");
+	sqlite3_close(db);
+	f->store = open_path(f->path, f->err);
+	assert_non_null(f->store);
+	assert_int_equal(td_store_read_run(f->store, old->id, &back, f->err, ERRLEN), 0);
+	for (size_t i = 0; i < old->nr_metrics; i++)
+		old->metrics[i].counted_ns = 0;
+	assert_same_run(old, back);
+	td_run_free(back);
+	write_ok(f, fresh);
+	assert_int_equal(td_store_read_run(f->store, fresh->id, &back, f->err, ERRLEN), 0);
+	assert_same_run(fresh, back);
+	assert_true(back->metrics[1].counted_ns > 0);
+	td_run_free(back);
+	td_run_free(old);
+	td_run_free(fresh);
 }
 
 static void test_newer_schema_is_refused(void **state)
@@ -1410,6 +1444,7 @@ int main(void)
 		T(test_failed_write_leaves_nothing),
 		T(test_delete_cascades),
 		T(test_migrations_are_idempotent),
+		T(test_rows_stored_before_counted_time),
 		T(test_newer_schema_is_refused),
 		T(test_concurrent_processes),
 		T(test_busy_database),

@@ -136,6 +136,7 @@ static void assert_same_run(const struct td_run *a, const struct td_run *b)
 		assert_same_double(x->value, y->value);
 		assert_int_equal(x->threshold_crossed, y->threshold_crossed);
 		assert_same_double(x->confidence, y->confidence);
+		assert_int_equal(x->counted_ns, y->counted_ns);
 	}
 	assert_same_profile(a->profile, b->profile);
 }
@@ -226,6 +227,8 @@ static struct td_run *full_run(const char *process, int64_t started_ns)
 	add_row(run, TD_SCOPE_PROCESS, "100", "Retiring", 0.2, false, NAN);
 	run->metrics[3].interval_seq = 3;
 	add_node(run, "Retiring", 0.125, true);
+	run->metrics[0].counted_ns = 750000000;
+	run->metrics[4].counted_ns = UINT64_C(1) << 62; /* a century and more: past 32 bits */
 	run->profile = sample_profile();
 	return run;
 }

@@ -44,14 +44,23 @@ struct track {
 };
 
 /*
+ * One event of one track over the drains its group was active (the
+ * kernel's slot totals mix the events that took turns in a slot): its
+ * count, enabled and running time, and what the ruler counted beside it
+ * in those drains (see struct td_collector's ruler).
+ */
+struct event_sum {
+	__u64 count, enabled, running;
+	__u64 ruler;
+};
+
+/*
  * Tracks live in one array; an open-addressing index finds them by key.
- * Beside each track, nr_events sums: each event's count, enabled and
- * running time over the drains its group was active (the kernel's slot
- * totals mix the events that took turns in a slot).
+ * Beside each track, nr_events sums.
  */
 struct track_table {
 	struct track *items;
-	struct td_slot_sum *sums; /* items[i]'s are sums[i * nr_events ...] */
+	struct event_sum *sums; /* items[i]'s are sums[i * nr_events ...] */
 	size_t nr_events;
 	size_t count, cap;
 	uint32_t *index; /* item position + 1; 0 = empty */
@@ -70,6 +79,18 @@ struct td_collector {
 	bool system_wide;
 	pid_t running_target;   /* the target td_collector_targets_running last found running */
 	uint32_t untimed_slots[TD_MAX_EVENTS]; /* per group: td_counter_group_untimed_slots */
+	/*
+	 * The ruler: an event every group counts in its kernel group (cycles,
+	 * where the plan puts them beside each group's events), or -1. A
+	 * window's count of an event is scaled by the ruler's total over what
+	 * the ruler counted beside it, rather than by time, so that a formula's
+	 * term over cycles (STALL_SLOT_FRONTEND / CPU_CYCLES) is the ratio
+	 * counted within one group, and terms from different groups are per-
+	 * cycle rates each counted whole: the formula is split into terms that
+	 * each hold within one group, whatever the groups' turns missed.
+	 */
+	int ruler;
+	size_t ruler_slot[TD_MAX_EVENTS]; /* per group: the ruler's slot */
 	size_t active_group;
 	const char *attach_kind;
 	size_t nr_events;
@@ -123,7 +144,7 @@ static int track_index_grow(struct track_table *t)
 static int track_table_resize(struct track_table *t, size_t cap)
 {
 	struct track *items = realloc(t->items, cap * sizeof(*items));
-	struct td_slot_sum *sums;
+	struct event_sum *sums;
 
 	if (!items)
 		return -ENOMEM;
@@ -257,20 +278,62 @@ static void accumulate(struct td_collector *c, size_t track)
 {
 	const struct td_counter_group *group = &c->plan.groups[c->active_group];
 	struct track *t = &c->tracks.items[track];
-	struct td_slot_sum *sums = &c->tracks.sums[track * c->nr_events];
-	__u64 counted = 0;
+	struct event_sum *sums = &c->tracks.sums[track * c->nr_events];
+	__u64 counted = 0, ruler = c->ruler < 0 ? 0 : slot_delta(&t->now, &t->base,
+								     c->ruler_slot[c->active_group]).count;
 
 	for (size_t slot = 0; slot < group->nr_events; slot++) {
 		struct td_slot_sum d = slot_delta(&t->now, &t->base, slot);
-		struct td_slot_sum *sum = &sums[group->events[slot]];
+		struct event_sum *sum = &sums[group->events[slot]];
 
 		sum->count += d.count;
 		sum->enabled += d.enabled;
 		sum->running += d.running;
+		if (slot < group->kernel_group) /* scheduled with the ruler: counted over its time */
+			sum->ruler += ruler;
 		if (d.enabled > counted)
 			counted = d.enabled;
 	}
 	t->counted_ns += counted;
+}
+
+/*
+ * The plan's ruler (struct td_collector): the first event of the first
+ * group that every other group also has in its kernel group. With one
+ * group there is nothing to rule: everything was counted together.
+ */
+static void find_ruler(struct td_collector *c)
+{
+	const struct td_counter_plan *plan = &c->plan;
+
+	c->ruler = -1;
+	for (size_t k = 0; plan->nr_groups > 1 && c->ruler < 0 && k < plan->groups[0].kernel_group; k++) {
+		int event = plan->groups[0].events[k];
+		size_t found = 0;
+
+		for (size_t g = 0; g < plan->nr_groups; g++)
+			for (size_t slot = 0; slot < plan->groups[g].kernel_group; slot++)
+				if (plan->groups[g].events[slot] == event) {
+					c->ruler_slot[g] = slot;
+					found++;
+					break;
+				}
+		if (found == plan->nr_groups)
+			c->ruler = event;
+	}
+}
+
+/*
+ * A window's counter of one event: scaled by time (scale_count), or, where
+ * the ruler counted beside it, by the ruler's window total over what the
+ * ruler counted beside it; the running fraction is the time's either way.
+ */
+static void window_counter(const struct event_sum *sum, __u64 counted_ns, const struct td_counter_value *ruler,
+			   struct td_counter_value *out)
+{
+	scale_count(sum->count, counted_ns, sum->running, out);
+	if (ruler && sum->ruler && sum->running && isfinite(ruler->value))
+		out->value = (double)sum->count * ruler->value / (double)sum->ruler;
 }
 
 static bool track_changed(const struct track *t)
@@ -659,6 +722,8 @@ struct td_collector *td_collector_new(const struct td_collector_opts *opts,
 	if (!ret)
 		ret = set_plan(c, opts, err, errlen);
 	if (!ret)
+		find_ruler(c);
+	if (!ret)
 		ret = load_and_attach(c, opts, err, errlen);
 	if (!ret)
 		ret = open_counters(c, opts, err, errlen);
@@ -913,14 +978,18 @@ static int window_rows(const struct td_collector *c, bool only_active, struct td
 		return -ENOMEM;
 	for (size_t i = 0; i < c->tracks.count; i++) {
 		const struct track *t = &c->tracks.items[i];
-		const struct td_slot_sum *sums = &c->tracks.sums[i * c->nr_events];
+		const struct event_sum *sums = &c->tracks.sums[i * c->nr_events];
 		struct td_thread_row *row = &(*rows)[n];
+		struct td_counter_value ruler;
 
 		if (only_active && !t->active)
 			continue;
 		row_from_sched_delta(&t->now, &t->window_base, row);
+		if (c->ruler >= 0)
+			scale_count(sums[c->ruler].count, t->counted_ns, sums[c->ruler].running, &ruler);
 		for (size_t e = 0; e < c->nr_events; e++)
-			scale_count(sums[e].count, t->counted_ns, sums[e].running, &row->counters[e]);
+			window_counter(&sums[e], t->counted_ns, c->ruler >= 0 && (int)e != c->ruler ? &ruler : NULL,
+				       &row->counters[e]);
 		n++;
 	}
 	*count = n;

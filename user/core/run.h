@@ -77,6 +77,9 @@ struct td_metric_row {
 	double value;         /* fraction 0..1 for tree nodes; NaN when undefined */
 	bool threshold_crossed;
 	double confidence;    /* fraction of the run its events were counted */
+	uint64_t counted_ns;  /* the on-CPU time that is: confidence x the scope's on-CPU
+			       * time, so that spans add up (query.h, "Pooled"); 0 when
+			       * unknown (rows stored before it was kept, imports) */
 };
 
 struct td_run {

@@ -215,6 +215,7 @@ static int evaluate(const struct pool *p, const struct td_model *model, int dept
 			.path = d->path, .parent = parent ? parent->path : NULL, .level = d->level,
 			.value = out[i].value, .threshold_crossed = out[i].threshold_crossed,
 			.confidence = out[i].confidence,
+			.counted_ns = out[i].confidence > 0 ? (uint64_t)llround(out[i].confidence * p->oncpu_ns) : 0,
 		};
 	}
 done:
@@ -258,11 +259,6 @@ static int pooled_tree(const struct pool *p, struct td_tree **out, char *err, si
 	tree->oncpu_ns = (uint64_t)p->oncpu_ns;
 	tree->nr_hosts = p->hosts.count;
 	snprintf(tree->model, sizeof(tree->model), "%s", p->model);
-	for (size_t i = 0; i < tree->nr_nodes; i++) {
-		struct td_tree_node *n = &tree->nodes[i];
-
-		n->counted_ns = isnan(n->confidence) ? 0 : (uint64_t)(n->confidence * p->oncpu_ns);
-	}
 	*out = tree;
 	return 0;
 }

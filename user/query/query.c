@@ -255,6 +255,7 @@ struct series {
 	size_t nr_crossed;
 	double confidence;  /* the lowest that is a number */
 	bool low_confidence;
+	uint64_t counted_ns; /* summed */
 };
 
 struct series_table {
@@ -338,7 +339,8 @@ static struct series *table_get(struct series_table *t, const char *group,
 	return s;
 }
 
-static int series_add(struct series *s, double value, bool crossed, double confidence)
+static int series_add(struct series *s, double value, bool crossed, double confidence,
+		      uint64_t counted_ns)
 {
 	double *grown = td_grow(s->values, &s->cap, s->nr_rows, sizeof(*grown));
 
@@ -347,6 +349,7 @@ static int series_add(struct series *s, double value, bool crossed, double confi
 	s->values = grown;
 	s->values[s->nr_rows++] = value;
 	s->nr_crossed += crossed;
+	s->counted_ns += counted_ns;
 	if (!isnan(confidence) && (isnan(s->confidence) || confidence < s->confidence))
 		s->confidence = confidence;
 	s->low_confidence |= td_metric_low_confidence(confidence);
@@ -358,7 +361,8 @@ static int table_add_row(struct series_table *t, const char *group,
 {
 	struct series *s = table_get(t, group, row);
 
-	return s ? series_add(s, row->value, row->threshold_crossed, row->confidence) : -ENOMEM;
+	return s ? series_add(s, row->value, row->threshold_crossed, row->confidence, row->counted_ns) :
+		   -ENOMEM;
 }
 
 static size_t total_rows(const struct samples *set)
@@ -414,6 +418,7 @@ static int emit_node(struct tree_builder *b, size_t i)
 		.max = st.max, .nr_values = st.n, .nr_crossed = s->nr_crossed,
 		.crossed = 2 * s->nr_crossed > st.n, .confidence = s->confidence,
 		.low_confidence = s->low_confidence, .useful = td_metric_higher_is_better(s->path),
+		.counted_ns = s->counted_ns,
 	};
 	if (!node->path)
 		return -ENOMEM;

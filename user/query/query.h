@@ -87,7 +87,8 @@ struct td_tree_node {
 	double confidence;   /* the lowest over the samples */
 	bool low_confidence; /* below the engine's TD_CONFIDENCE_LOW */
 	bool useful;         /* under Retiring: slots that did useful work */
-	uint64_t counted_ns; /* pooled: the least on-CPU time any of its events counted */
+	uint64_t counted_ns; /* the on-CPU time it was counted, summed over the samples
+			      * (pooled: the least any of its events counted) */
 };
 
 struct td_tree {

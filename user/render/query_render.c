@@ -204,18 +204,14 @@ json_t *td_tree_json(const struct td_tree *t)
 
 	for (size_t i = 0; i < t->nr_nodes; i++) {
 		const struct td_tree_node *n = &t->nodes[i];
-		json_t *node = json_pack(
-			"{s:s, s:s, s:i, s:o, s:o, s:o, s:I, s:I, s:b, s:o, s:b, s:b}",
+		json_array_append_new(nodes, json_pack(
+			"{s:s, s:s, s:i, s:o, s:o, s:o, s:I, s:I, s:b, s:o, s:b, s:b, s:I}",
 			"path", n->path, "name", n->name, "level", n->level,
 			"value", json_number(n->value), "min", json_number(n->min),
 			"max", json_number(n->max), "samples", (json_int_t)n->nr_values,
 			"crossed_samples", (json_int_t)n->nr_crossed, "crossed", n->crossed,
 			"confidence", json_number(n->confidence), "low_confidence", n->low_confidence,
-			"useful", n->useful);
-
-		if (t->pooled)
-			json_object_set_new(node, "counted_ns", json_integer((json_int_t)n->counted_ns));
-		json_array_append_new(nodes, node);
+			"useful", n->useful, "counted_ns", (json_int_t)n->counted_ns));
 	}
 	tree = json_pack("{s:I, s:I, s:o, s:o, s:o}", "runs", (json_int_t)t->nr_runs,
 			 "samples", (json_int_t)t->nr_samples, "useful", json_number(t->useful),
@@ -230,8 +226,7 @@ json_t *td_tree_json(const struct td_tree *t)
 static void tree_csv(FILE *out, const struct td_tree *t)
 {
 	fputs("path,level,value,min,max,samples,crossed_samples,crossed,confidence,"
-	      "low_confidence,useful", out);
-	fputs(t->pooled ? ",counted_ns\n" : "\n", out);
+	      "low_confidence,useful,counted_ns\n", out);
 	for (size_t i = 0; i < t->nr_nodes; i++) {
 		const struct td_tree_node *n = &t->nodes[i];
 
@@ -245,9 +240,8 @@ static void tree_csv(FILE *out, const struct td_tree *t)
 		csv_bool(out, n->crossed, false);
 		csv_number(out, n->confidence, false);
 		csv_bool(out, n->low_confidence, false);
-		csv_bool(out, n->useful, !t->pooled);
-		if (t->pooled)
-			csv_int(out, (long long)n->counted_ns, true);
+		csv_bool(out, n->useful, false);
+		csv_int(out, (long long)n->counted_ns, true);
 	}
 }
 
@@ -283,6 +277,16 @@ static void threshold_mark(const struct td_render *r, const struct td_tree_node 
 		fprintf(r->out, " %zu/%zu", n->nr_crossed, n->nr_values);
 }
 
+/* Whether the tree's rows said how long they were counted (stored before
+ * that was kept, or imported: not). */
+static bool any_counted(const struct td_tree *t)
+{
+	for (size_t i = 0; i < t->nr_nodes; i++)
+		if (t->nodes[i].counted_ns)
+			return true;
+	return false;
+}
+
 static bool any_low(const struct td_tree *t)
 {
 	for (size_t i = 0; i < t->nr_nodes; i++)
@@ -293,7 +297,7 @@ static bool any_low(const struct td_tree *t)
 
 void td_render_tree(const struct td_render *r, const struct td_tree *t)
 {
-	bool several = t->nr_samples > 1;
+	bool several = t->nr_samples > 1, counted = !several && (t->pooled || any_counted(t));
 	char value[32], lo[32], hi[32], conf[32];
 
 	if (r->format == TD_FORMAT_JSON)
@@ -303,7 +307,7 @@ void td_render_tree(const struct td_render *r, const struct td_tree *t)
 	fprintf(r->out, "Top-Down tree ");
 	tree_coverage(r, t);
 	fprintf(r->out, "\n%-48s %8s %17s %10s  %s\n", "NODE", "VALUE",
-		several ? "RANGE" : t->pooled ? "COUNTED" : "", "CONFIDENCE", "THRESHOLD");
+		several ? "RANGE" : counted ? "COUNTED" : "", "CONFIDENCE", "THRESHOLD");
 	for (size_t i = 0; i < t->nr_nodes; i++) {
 		const struct td_tree_node *n = &t->nodes[i];
 		int indent = 2 * (n->level - 1);
@@ -313,7 +317,7 @@ void td_render_tree(const struct td_render *r, const struct td_tree *t)
 		if (several)
 			fprintf(r->out, "%8s-%-8s ", percent(n->min, false, lo, sizeof(lo)),
 				percent(n->max, false, hi, sizeof(hi)));
-		else if (t->pooled)
+		else if (counted)
 			fprintf(r->out, "%17s ", td_format_duration(n->counted_ns, lo, sizeof(lo)));
 		else
 			fprintf(r->out, "%17s ", "");
@@ -882,7 +886,7 @@ static json_t *metric_json(const struct td_metric_row *m)
 void td_export_csv_header(FILE *out)
 {
 	fputs("run_id,started_ns,ended_ns,process,collector,labels,scope,scope_key,"
-	      "interval_seq,path,parent,level,value,threshold_crossed,confidence\n", out);
+	      "interval_seq,path,parent,level,value,threshold_crossed,confidence,counted_ns\n", out);
 }
 
 /* The run's own columns, the start of each of its lines. */
@@ -1079,7 +1083,8 @@ static int csv_export_metric(void *ctx, const struct td_run *run, const struct t
 	csv_int(x->out, m->level, false);
 	csv_number(x->out, m->value, false);
 	csv_bool(x->out, m->threshold_crossed, false);
-	csv_number(x->out, m->confidence, true);
+	csv_number(x->out, m->confidence, false);
+	csv_int(x->out, (long long)m->counted_ns, true);
 	if (ferror(x->out)) {
 		snprintf(err, errlen, "cannot write run %s as CSV: %s", run->id, strerror(errno));
 		return -EIO;
@@ -1100,7 +1105,7 @@ int td_export_run(struct td_store *store, const char *run_id, enum td_format for
 		ret = td_store_walk_run(store, run_id, &v, err, errlen);
 		if (ret == 0 && !csv.n) {
 			fputs(csv.run_columns, out);
-			fputs(",,,,,,,,\n", out);
+			fputs(",,,,,,,,,\n", out);
 		}
 		free(csv.run_columns);
 		return ret;

@@ -31,13 +31,14 @@ json_t *td_metric_row_json(const struct td_metric_row *row)
 	const char *node = row->level ? strrchr(row->path, '.') : NULL;
 
 	/* NaN has no JSON form (json_real refuses it): null, for the value and the confidence */
-	return json_pack("{s:s, s:s, s:o, s:i, s:o, s:b, s:o, s:b}", row->level ? "path" : "name",
+	return json_pack("{s:s, s:s, s:o, s:i, s:o, s:b, s:o, s:b, s:I}", row->level ? "path" : "name",
 			 row->path, "node", node ? node + 1 : row->path,
 			 "parent", row->parent ? json_string(row->parent) : json_null(), "level", row->level,
 			 "value", isnan(row->value) ? json_null() : json_real(row->value),
 			 "threshold_crossed", row->threshold_crossed,
 			 "confidence", isnan(row->confidence) ? json_null() : json_real(row->confidence),
-			 "low_confidence", td_metric_low_confidence(row->confidence));
+			 "low_confidence", td_metric_low_confidence(row->confidence),
+			 "counted_ns", (json_int_t)row->counted_ns);
 }
 
 static bool whole_run(const struct td_metric_row *row, enum td_metric_scope scope)

@@ -7,6 +7,8 @@
  *   spinner      one thread that computes and never blocks
  *   io_thd_N     threads that sleep and wake often, doing a little work
  *   short_N      threads that live for a few milliseconds of CPU and exit
+ *   known_loop   with --known-loop N: a loop of exactly 2N instructions
+ *   known_alt    with --known-alt N: bursts of that loop, each followed by a nap
  *   split_a/b    with --split: locate's truth, a known split of each thread's
  *                instructions between functions (see split_a)
  *   deep         with --deep N: spins N calls deep in recurse(), deeper than
@@ -46,12 +48,14 @@ static struct {
 	long short_work_us;
 	bool wait_start;
 	long long known_loop;
+	long long known_alt;
+	int alt_bursts;
 	bool split;
 	int deep;
 	int stacks;
 	const char *report;
 } cfg = { .duration_ms = 2000, .io_threads = 2, .io_period_us = 1000, .io_work_us = 20,
-	  .short_threads = 0, .short_work_us = 3000 };
+	  .short_threads = 0, .short_work_us = 3000, .alt_bursts = 25 };
 
 static atomic_bool stop;
 static struct thread_result *results;
@@ -149,6 +153,31 @@ static void *known_loop(void *arg)
 	(void)arg;
 	pthread_setname_np(pthread_self(), "known_loop");
 	COUNT_DOWN(n);
+	record_self();
+	return NULL;
+}
+
+/*
+ * --known-alt N: a thread that alternates busy and asleep --alt-bursts
+ * times: N turns of the known loop (2N instructions; 20 ms on the kernel
+ * lab's 1 GHz virtual clock for N = 10,000,000), then ALT_NAP_MS of
+ * nanosleep. Its loops retire exactly 2N times the bursts, the truth for
+ * per-thread counts of a thread that leaves its CPU as often as it runs.
+ */
+#define ALT_NAP_MS 20
+
+static void *known_alt(void *arg)
+{
+	struct timespec nap = { 0, ALT_NAP_MS * 1000000L };
+
+	(void)arg;
+	pthread_setname_np(pthread_self(), "known_alt");
+	for (int burst = 0; burst < cfg.alt_bursts; burst++) {
+		unsigned long long n = cfg.known_alt;
+
+		COUNT_DOWN(n);
+		nanosleep(&nap, NULL);
+	}
 	record_self();
 	return NULL;
 }
@@ -323,6 +352,8 @@ static int parse_args(int argc, char **argv)
 		{ "short-work-us", required_argument, NULL, 'w' },
 		{ "wait-start", no_argument, NULL, 'W' },
 		{ "known-loop", required_argument, NULL, 'k' },
+		{ "known-alt", required_argument, NULL, 'a' },
+		{ "alt-bursts", required_argument, NULL, 'b' },
 		{ "split", no_argument, NULL, 'S' },
 		{ "deep", required_argument, NULL, 'D' },
 		{ "stacks", required_argument, NULL, 'T' },
@@ -341,18 +372,21 @@ static int parse_args(int argc, char **argv)
 		case 'w': cfg.short_work_us = atol(optarg); break;
 		case 'W': cfg.wait_start = true; break;
 		case 'k': cfg.known_loop = atoll(optarg); break;
+		case 'a': cfg.known_alt = atoll(optarg); break;
+		case 'b': cfg.alt_bursts = atoi(optarg); break;
 		case 'S': cfg.split = true; break;
 		case 'D': cfg.deep = atoi(optarg); break;
 		case 'T': cfg.stacks = atoi(optarg); break;
 		case 'r': cfg.report = optarg; break;
 		default:
 			fprintf(stderr, "usage: td-workload [--duration-ms N] [--io-threads N] [--io-period-us N] [--io-work-us N] "
-				"[--short-threads N] [--short-work-us N] [--wait-start] [--known-loop N] [--split] [--deep N] [--stacks N] [--report FILE]\n");
+				"[--short-threads N] [--short-work-us N] [--wait-start] [--known-loop N] [--known-alt N] [--alt-bursts N] [--split] [--deep N] [--stacks N] [--report FILE]\n");
 			return -1;
 		}
 	}
 	if (cfg.duration_ms <= 0 || cfg.io_threads < 0 || cfg.io_threads > 64 || cfg.short_threads < 0 ||
 	    cfg.io_period_us <= 0 || cfg.io_work_us <= 0 || cfg.short_work_us <= 0 || cfg.known_loop < 0 ||
+	    cfg.known_alt < 0 || cfg.alt_bursts <= 0 ||
 	    cfg.deep < 0 || cfg.deep > 100000 || cfg.stacks < 0 || cfg.stacks > 1 << 24) {
 		fprintf(stderr, "td-workload: every number must be positive (at most 64 io threads)\n");
 		return -1;
@@ -362,7 +396,7 @@ static int parse_args(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	pthread_t spin, spawn, io[64], loop, split[2], deep_thread, stacks_thread;
+	pthread_t spin, spawn, io[64], loop, alt, split[2], deep_thread, stacks_thread;
 	struct timespec run;
 	char go;
 
@@ -380,6 +414,8 @@ int main(int argc, char **argv)
 	pthread_create(&spawn, NULL, spawner, NULL);
 	if (cfg.known_loop)
 		pthread_create(&loop, NULL, known_loop, NULL);
+	if (cfg.known_alt)
+		pthread_create(&alt, NULL, known_alt, NULL);
 	if (cfg.split) {
 		pthread_create(&split[0], NULL, split_a, NULL);
 		pthread_create(&split[1], NULL, split_b, NULL);
@@ -401,6 +437,8 @@ int main(int argc, char **argv)
 	pthread_join(spawn, NULL); /* the short threads always all run */
 	if (cfg.known_loop)
 		pthread_join(loop, NULL);
+	if (cfg.known_alt)
+		pthread_join(alt, NULL);
 	atomic_store(&stop, true);
 	pthread_join(spin, NULL);
 	for (int i = 0; cfg.split && i < 2; i++)

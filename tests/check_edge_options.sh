@@ -92,6 +92,19 @@ refuse "not UTF-8" "$topdown" install-service --system-wide --label "$bad" --uni
 	--env-file "$work/units/env" --no-systemctl
 refuse "control character" "$topdown" collect --system-wide --label $'k=a\xc2\x85b' --db "$work/new.db"
 
+# --- the rotation offset: auto or 0..65535, for the agent and the service it installs ---
+for v in 65536 -1 x 1.5 AUTO; do
+	refuse "bad value '$v' for --rotation-offset: use auto, or" "$topdown" agent --system-wide --rotation-offset "$v" \
+		--windows 1 --db "$work/new.db"
+done
+refuse "for --rotation-offset: use auto, or" "$topdown" install-service --system-wide --rotation-offset 70000 \
+	--unit-dir "$work/units" --env-file "$work/units/env" --no-systemctl
+"$topdown" install-service --system-wide --rotation-offset 3 --unit-dir "$work/units" --env-file "$work/units/env" \
+	--no-systemctl --preview >"$work/stdout" 2>&1 || fail "install-service --rotation-offset 3: $(cat "$work/stdout")"
+grep -q "^ExecStart=.* agent .*--rotation-offset 3" "$work/stdout" ||
+	fail "install-service --rotation-offset 3: the unit does not pass it on: $(grep ExecStart "$work/stdout")"
+rm -rf "$work/units"
+
 # --- MCP arguments: the same bounds ---
 mcp_call() { # tool, arguments (JSON)
 	printf '%s\n' \

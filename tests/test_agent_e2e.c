@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +31,7 @@
 #include "collector.h"
 #include "e2e.h"
 #include "labels.h"
+#include "rotation.h"
 #include "storage.h"
 
 #define NS_PER_SEC 1000000000ll
@@ -282,6 +284,8 @@ static void test_one_run_per_window_per_process(void **state)
 		assert_non_null(td_labels_get(&run->labels, "agent.bpf_ms"));
 		assert_non_null(td_labels_get(&run->labels, "agent.overhead_pct"));
 		assert_string_equal(td_labels_get(&run->labels, "agent.duty"), "1.000");
+		assert_null(td_labels_get(&run->labels, "pmu_groups")); /* no groups take turns */
+		assert_null(td_labels_get(&run->labels, "rotation_offset"));
 		per_pid[0] += pid == workers[0];
 		per_pid[1] += pid == workers[1];
 		for (size_t j = 0; j < i; j++)
@@ -770,6 +774,8 @@ static void test_counter_groups_take_turns_within_a_window(void **state)
 {
 	const char *args[] = { "--process", NULL, "--every", "2s", "--windows", "2", "--events", GROUPED_EVENTS, NULL };
 	struct td_run_summary *runs;
+	struct utsname host;
+	char offset[16];
 	size_t count;
 
 	(void)state;
@@ -778,6 +784,8 @@ static void test_counter_groups_take_turns_within_a_window(void **state)
 	args[1] = name;
 	assert_int_equal(agent_beside_workload(args, true, NULL), 0);
 
+	assert_int_equal(uname(&host), 0);
+	snprintf(offset, sizeof(offset), "%u", td_rotation_host_offset(host.nodename)); /* auto */
 	runs = list_runs(name, &count);
 	assert_int_equal(count, 2);
 	for (size_t i = 0; i < count; i++) {
@@ -789,6 +797,8 @@ static void test_counter_groups_take_turns_within_a_window(void **state)
 		double scaled_error = fabs(row.counters[0].value - (double)row.oncpu_ns) / row.oncpu_ns;
 
 		assert_int_equal(nr_events, NR_GROUPED_EVENTS);
+		assert_string_equal(td_labels_get(&runs[i].labels, "pmu_groups"), "2");
+		assert_string_equal(td_labels_get(&runs[i].labels, "rotation_offset"), offset);
 		print_message("  window %zu: group 1 counted %.2f of it, group 2 %.2f, unread %.2f; "
 			      "task-clock %.3f s, on-CPU %.3f s\n",
 			      i, first, last, unread, row.counters[0].value / 1e9, row.oncpu_ns / 1e9);
@@ -804,6 +814,56 @@ static void test_counter_groups_take_turns_within_a_window(void **state)
 		assert_true(first + unread > turn - slack && last + unread > turn - slack);
 		assert_true(first == 0 || scaled_error < 0.3);
 	}
+	td_run_summaries_free(runs, count);
+	done();
+}
+
+/*
+ * --duration 10ms of 1 s windows with two counter groups: one turn a
+ * window (a turn lasts at least 10 ms), so each window counts one group,
+ * the one its wall-clock start and --rotation-offset choose: with offset
+ * 1, group (window + 1) mod 2, where window is the run's start over
+ * --every (rotation.h). The other group's events read nothing in that
+ * window, and the runs say pmu_groups=2, rotation_offset=1.
+ */
+static void test_rotation_offset_chooses_each_windows_group(void **state)
+{
+	const char *args[] = { "--process", NULL, "--every", "1s", "--duration", "10ms", "--windows", "4",
+			       "--events", GROUPED_EVENTS, "--rotation-offset", "1", NULL };
+	struct td_run_summary *runs;
+	size_t count, read = 0, groups_seen[2] = { 0 };
+
+	(void)state;
+	e2e_require_bpf();
+	fresh("offset");
+	args[1] = name;
+	assert_int_equal(agent_beside_workload(args, true, NULL), 0);
+
+	runs = list_runs(name, &count);
+	assert_int_equal(count, 4);
+	for (size_t i = 0; i < count; i++) {
+		size_t nr_events, group = (size_t)((runs[i].started_ns / NS_PER_SEC + 1) % 2);
+		struct td_thread_row row = spinner_row(runs[i].id, &nr_events);
+		double counted = row.counters[group ? 8 : 0].running_fraction;
+
+		assert_int_equal(nr_events, NR_GROUPED_EVENTS);
+		assert_string_equal(td_labels_get(&runs[i].labels, "pmu_groups"), "2");
+		assert_string_equal(td_labels_get(&runs[i].labels, "rotation_offset"), "1");
+		print_message("  window starting %.3f s: group %zu counted, for %.3f of the spinner's counted time\n",
+			      runs[i].started_ns / 1e9, group + 1, counted);
+		for (size_t e = 0; e < NR_GROUPED_EVENTS; e++) {
+			if ((e < 8 ? 0 : 1) == group)
+				continue;
+			if (row.counters[e].running_fraction != 0 || !isnan(row.counters[e].value))
+				fail_msg("window starting %.3f s counts group %zu, yet event %zu of the other read %g (%.3f)",
+					 runs[i].started_ns / 1e9, group + 1, e, row.counters[e].value,
+					 row.counters[e].running_fraction);
+		}
+		read += counted > 0;
+		groups_seen[group]++;
+	}
+	assert_true(groups_seen[0] > 0 && groups_seen[1] > 0); /* consecutive windows: both groups */
+	assert_true(read >= count / 2); /* the group the formula names is the one that counted */
 	td_run_summaries_free(runs, count);
 	done();
 }
@@ -1406,6 +1466,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_thread_churn_loses_nothing_unreported),
 		cmocka_unit_test(test_rss_flat_over_windows),
 		cmocka_unit_test(test_counter_groups_take_turns_within_a_window),
+		cmocka_unit_test(test_rotation_offset_chooses_each_windows_group),
 		cmocka_unit_test(test_duty_cycle_counts_part_of_each_window),
 		cmocka_unit_test(test_max_overhead_shortens_the_duty),
 		cmocka_unit_test(test_bpf_timed_in_samples),

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "agent_args.h"
 #include "cli_options.h"
 #include "labels.h"
 #include "parse.h"
@@ -319,6 +320,59 @@ static void test_sample_check(void **state)
 	assert_non_null(strstr(err, "--sample= names no event"));
 }
 
+/* The agent's group, as `topdown agent` and `topdown install-service` place it. */
+static const struct td_opt agent_options[] = {
+	TD_OPTS_AGENT(struct td_agent_args, ),
+	{ 0 }
+};
+
+static const struct td_cli agent_command = {
+	.command = "agent",
+	.synopsis = "usage: topdown agent [OPTIONS]\n",
+	.opts = agent_options,
+};
+
+/* --rotation-offset VALUE into a; 0, or -EINVAL with err. */
+static int parse_rotation_offset(struct td_agent_args *a, const char *value, char *err, size_t errlen)
+{
+	char *argv[] = { "agent", "--rotation-offset", (char *)value, NULL };
+	struct td_cli_seen seen;
+
+	memset(a, 0, sizeof(*a));
+	td_agent_args_init(a);
+	err[0] = '\0';
+	return td_cli_parse(&agent_command, 3, argv, a, &seen, err, errlen);
+}
+
+/* --rotation-offset: auto (the default), or an integer from 0 to 65535; anything else, one line. */
+static void test_rotation_offset(void **state)
+{
+	const char *bad[] = { "65536", "-1", "x", "", "1.5", "+3", " 3", "3 ", "AUTO", "0x10", "99999999999999999999" };
+	struct td_agent_args a;
+	char err[256];
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	td_agent_args_init(&a);
+	assert_false(a.config.rotation_offset_given); /* auto when not given */
+	assert_int_equal(parse_rotation_offset(&a, "auto", err, sizeof(err)), 0);
+	assert_false(a.config.rotation_offset_given);
+	assert_int_equal(parse_rotation_offset(&a, "0", err, sizeof(err)), 0);
+	assert_true(a.config.rotation_offset_given);
+	assert_int_equal(a.config.rotation_offset, 0);
+	assert_int_equal(parse_rotation_offset(&a, "65535", err, sizeof(err)), 0);
+	assert_true(a.config.rotation_offset_given);
+	assert_int_equal(a.config.rotation_offset, 65535);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char want[128];
+
+		assert_int_equal(parse_rotation_offset(&a, bad[i], err, sizeof(err)), -EINVAL);
+		snprintf(want, sizeof(want), "bad value '%s' for --rotation-offset: use auto, or", bad[i]);
+		if (!strstr(err, want) || !strstr(err, "from 0 to 65535") || strchr(err, '\n'))
+			fail_msg("--rotation-offset '%s': %s", bad[i], err);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_each),
 		cmocka_unit_test(test_short_name_twice),
 		cmocka_unit_test(test_sample_check),
+		cmocka_unit_test(test_rotation_offset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

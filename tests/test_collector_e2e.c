@@ -750,6 +750,66 @@ static void test_rotation_counts_each_group_in_turn(void **state)
 	td_collector_free(c);
 }
 
+/*
+ * td_collector_activate_group: any group, not only the next. Three groups
+ * of the ten software events; the intervals count groups 0, then 2
+ * (skipping 1), 2 again (activating the active group changes nothing),
+ * then 0 (td_collector_rotate goes on from 2), each checked as the
+ * rotation test checks its intervals. A group that does not exist is
+ * refused and leaves the active one counting.
+ */
+static void test_activate_group_starts_any_group(void **state)
+{
+	static const size_t turns[] = { 0, 2, 2, 0, 0 }; /* the group each interval counts */
+	struct td_event events[ROTATION_EVENTS];
+	pid_t self = getpid();
+	struct td_collector_opts opts = { .pids = &self, .nr_pids = 1, .events = events,
+					  .max_group_events = ROTATION_GROUP };
+	struct td_collector *c;
+	pthread_t thread;
+	uint64_t unread_ns, unread_before_ns = 0;
+	char err[512] = "";
+
+	(void)state;
+	e2e_require_bpf();
+	opts.nr_events = rotation_events(events);
+	atomic_store(&spinner_stop, false);
+	assert_int_equal(pthread_create(&thread, NULL, spin, NULL), 0);
+	usleep(50 * 1000);
+	if (!(c = td_collector_new(&opts, err, sizeof(err))))
+		fail_msg("collector: %s", err);
+	assert_int_equal(td_collector_group_count(c), 3);
+	for (size_t i = 0; i < sizeof(turns) / sizeof(turns[0]); i++) {
+		struct td_interval interval = { 0 };
+		const struct td_thread_row *row;
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		usleep(ROTATION_INTERVAL_MS * 1000);
+		assert_int_equal(td_collector_drain(c, &interval, err, sizeof(err)), 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		row = find_tid(interval.threads, interval.nr_threads, atomic_load(&spinner_tid));
+		assert_non_null(row);
+		unread_ns = td_collector_unread_ns(c, atomic_load(&spinner_tid));
+		/* check_rotation_interval expects group interval % 3 */
+		check_rotation_interval(row, turns[i], (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec),
+					row->oncpu_ns ? (double)(unread_ns - unread_before_ns) / row->oncpu_ns : 0);
+		unread_before_ns = unread_ns;
+		free(interval.threads);
+		if (i == 0 || i == 1)
+			assert_int_equal(td_collector_activate_group(c, 2, err, sizeof(err)), 0);
+		else if (i == 2)
+			assert_int_equal(td_collector_rotate(c, err, sizeof(err)), 0);
+		else if (i == 3) {
+			assert_int_equal(td_collector_activate_group(c, 3, err, sizeof(err)), -EINVAL);
+			assert_string_equal(err, "counter group 3 does not exist (the plan has 3)");
+		}
+	}
+	atomic_store(&spinner_stop, true);
+	pthread_join(thread, NULL);
+	td_collector_free(c);
+}
+
 /* ---- the ruler: counts scaled by what was counted beside them ---- */
 
 #define RULER_PAGES_A 200  /* faults while the first group counts */
@@ -1528,6 +1588,7 @@ int main(void)
 		cmocka_unit_test(test_system_wide_sees_workload),
 		cmocka_unit_test(test_missing_targets_are_errors),
 		cmocka_unit_test(test_rotation_counts_each_group_in_turn),
+		cmocka_unit_test(test_activate_group_starts_any_group),
 		cmocka_unit_test(test_ruler_scales_by_what_it_counted_beside),
 		cmocka_unit_test(test_bad_plans_are_errors),
 		cmocka_unit_test(test_unopenable_event_is_an_error),

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include "format.h"
 #include "locate.h"
 #include "procmatch.h"
+#include "rotation.h"
 #include "run.h"
 #include "sink.h"
 #include "topdown.h"
@@ -30,8 +32,6 @@
 
 #define NS_PER_SEC 1000000000ll
 #define MIN_COUNTED_NS (100 * 1000000ll) /* --max-overhead never counts less of a window */
-#define MAX_SUB_INTERVAL_NS NS_PER_SEC
-#define MIN_SUB_INTERVAL_NS (10 * 1000000ll)
 #define POLL_MS 100                      /* how often exits are taken in and signals seen */
 #define OVERHEAD_AIM 0.8                 /* --max-overhead: aim below the budget, not at it */
 #define BPF_SAMPLE_SHARE 10              /* the programs are timed for a tenth of the counted time */
@@ -72,6 +72,7 @@ struct td_agent {
 	bool *waiting;          /* per process name: none running, and said so */
 	int64_t counted_ns;     /* this window's counting time: --duration, or less under --max-overhead */
 	bool paused;
+	unsigned rotation_offset; /* --rotation-offset, or the host name's hash (rotation.h) */
 	int64_t window_start;   /* CLOCK_MONOTONIC: where the next window starts, the last one's end */
 	int64_t window_start_real; /* the same instant, wall clock */
 	bool store_reachable;   /* at the last write, as the log last said */
@@ -695,14 +696,17 @@ static size_t counter_groups(const struct td_agent *agent)
 	return td_collector_group_count(agent->collector);
 }
 
-/* The counted part of a window: sub-intervals, the counter groups in turn. */
-static int count(struct td_agent *agent, int64_t end, char *err, size_t errlen)
+/*
+ * The counted part of a window, from start to end: sub-intervals, the
+ * counter groups in turn (td_rotation_turns of them when nothing cuts the
+ * window short).
+ */
+static int count(struct td_agent *agent, int64_t start, int64_t end, char *err, size_t errlen)
 {
-	int64_t sub = agent->counted_ns / (int64_t)counter_groups(agent);
+	int64_t sub = td_rotation_sub_interval_ns(agent->counted_ns, counter_groups(agent));
 	int ret = 0;
 
-	sub = sub > MAX_SUB_INTERVAL_NS ? MAX_SUB_INTERVAL_NS : sub < MIN_SUB_INTERVAL_NS ? MIN_SUB_INTERVAL_NS : sub;
-	for (int64_t sub_end = clock_now_ns(CLOCK_MONOTONIC) + sub; !ret; sub_end += sub) {
+	for (int64_t sub_end = start + sub; !ret; sub_end += sub) {
 		ret = wait_until(agent, sub_end < end ? sub_end : end, err, errlen);
 		if (!ret)
 			ret = td_collector_drain(agent->collector, NULL, err, errlen);
@@ -718,6 +722,25 @@ static int count(struct td_agent *agent, int64_t end, char *err, size_t errlen)
 }
 
 /*
+ * The group a window's counting starts with: decided by the window's
+ * wall-clock start and the host's offset (td_rotation_first_group), so
+ * that the hosts of a fleet split the groups among them in every window,
+ * and one host goes through them all over consecutive windows, whatever
+ * the last window counted. Between windows the counts were just read: the
+ * switch loses no more than a turn's does (td_collector_activate_group).
+ */
+static int first_turn(struct td_agent *agent, char *err, size_t errlen)
+{
+	size_t groups = counter_groups(agent);
+	uint64_t window = td_rotation_window_index(agent->window_start_real, agent->args->every_ns);
+	uint64_t turns = td_rotation_turns(agent->counted_ns, groups);
+
+	return td_collector_activate_group(agent->collector,
+					   td_rotation_first_group(window, turns, agent->rotation_offset, groups),
+					   err, errlen);
+}
+
+/*
  * A window from the last one's end (agent->window_start) to --every
  * after it. The collector, paused for the rest of the last window when
  * the duty cycle asked, counts from its resume for the counted time.
@@ -726,8 +749,11 @@ static int run_window(struct td_agent *agent, char *err, size_t errlen)
 {
 	struct window w = { .start_ns = agent->window_start_real };
 	int64_t end = agent->window_start + (int64_t)agent->args->every_ns, counted = -1, count_start;
-	int ret = 0;
+	int ret;
 
+	/* before the resume: a switch while paused discards nothing */
+	if ((ret = first_turn(agent, err, errlen)))
+		return ret;
 	if (agent->paused) {
 		if ((ret = td_collector_resume(agent->collector, err, errlen)))
 			return ret;
@@ -736,7 +762,8 @@ static int run_window(struct td_agent *agent, char *err, size_t errlen)
 	count_start = clock_now_ns(CLOCK_MONOTONIC);
 	if ((ret = start_bpf_sample(agent, count_start, err, errlen)))
 		return ret;
-	ret = count(agent, count_start + agent->counted_ns < end ? count_start + agent->counted_ns : end, err, errlen);
+	ret = count(agent, count_start, count_start + agent->counted_ns < end ? count_start + agent->counted_ns : end,
+		    err, errlen);
 	if (!ret && !*agent->args->stop_requested && clock_now_ns(CLOCK_MONOTONIC) < end) {
 		td_collector_pause(agent->collector);
 		agent->paused = true;
@@ -762,6 +789,9 @@ static void announce(struct td_agent *agent)
 		  a->system_wide ? "the whole system" : targets, td_format_duration(a->every_ns, every, sizeof(every)),
 		  td_format_duration(agent->counted_ns, counted, sizeof(counted)), counter_groups(agent),
 		  counter_groups(agent) == 1 ? "" : "s, in turn");
+	if (counter_groups(agent) > 1)
+		agent_log(agent, "rotation offset %u (%s): hosts of other offsets start their windows on other groups",
+			  agent->rotation_offset, a->rotation_offset_given ? "--rotation-offset" : "the host name's hash");
 	if (agent->tma.wanted && !agent->tma.setup)
 		agent_log(agent, "TMA unavailable: %s; runs keep the scheduling figures and the counters that work here",
 			  agent->tma.unavailable);
@@ -798,6 +828,37 @@ static int prepare_sampling(struct td_agent *agent, struct td_collector_opts *op
 	opts->sample = &agent->sample;
 	agent->follow_bottleneck = !agent->args->sample_event && agent->tma.setup && agent->tma.engine;
 	return 0;
+}
+
+/* --rotation-offset auto: the hash of the host's name, as uname gives it (the runs' node label). */
+static unsigned host_rotation_offset(void)
+{
+	struct utsname host = { 0 };
+
+	uname(&host);
+	return td_rotation_host_offset(host.nodename);
+}
+
+/*
+ * The host's rotation offset, and with groups that take turns, labels on
+ * every run that say so: pmu_groups and rotation_offset tell which groups
+ * each window counted (rotation.h), so that the runs of several hosts can
+ * be pooled.
+ */
+static int rotation_labels(struct td_agent *agent, char *err, size_t errlen)
+{
+	const struct td_agent_config *a = agent->args;
+	int ret;
+
+	agent->rotation_offset = a->rotation_offset_given ? a->rotation_offset : host_rotation_offset();
+	if (counter_groups(agent) < 2)
+		return 0;
+	ret = set_label_number(&agent->base_labels, "pmu_groups", "%.0f", counter_groups(agent));
+	if (!ret)
+		ret = set_label_number(&agent->base_labels, "rotation_offset", "%.0f", agent->rotation_offset);
+	if (ret)
+		snprintf(err, errlen, "out of memory building labels");
+	return ret;
 }
 
 /* Everything that can fail before the first window, cheapest first. */
@@ -846,6 +907,8 @@ static int prepare(struct td_agent *agent, const struct td_agent_config *a, char
 	opts.pmu_cpus = agent->tma.setup ? agent->tma.setup->pmu_cpus : NULL;
 	if (!(agent->collector = td_collector_new(&opts, err, errlen)))
 		return -EINVAL;
+	if ((ret = rotation_labels(agent, err, errlen)))
+		return ret;
 	/* counting starts with the collector: so does the first window */
 	agent->window_start = clock_now_ns(CLOCK_MONOTONIC);
 	agent->window_start_real = clock_now_ns(CLOCK_REALTIME);

@@ -13,9 +13,13 @@
  *
  * Inside a window the collector counts for --duration (the duty cycle;
  * the whole window by default) and is paused for the rest. Counting is
- * cut into sub-intervals of min(1 s, counted time / counter groups):
- * the counter groups take turns between them, so every group is counted
- * in every window, and /proc is rescanned for targets at each.
+ * cut into sub-intervals of counted time / counter groups, between 10 ms
+ * and 1 s: the counter groups take turns between them, and /proc is
+ * rescanned for targets at each. A window long enough counts every group;
+ * one counted for less than groups x 10 ms counts some, starting from a
+ * group its wall-clock start and the host's --rotation-offset decide
+ * (rotation.h), so that consecutive windows, or the same window on hosts
+ * of other offsets, count the others.
  *
  * Targets: --process NAME (repeatable) follows every process of each
  * name, waits for names with no process running (one log line when the
@@ -51,6 +55,9 @@
  *                      threads the run stands for, and of them those that exited:
  *                      more than its rows when a tid was reused in the window
  *                      (td_agent_merge_reused_tids)
+ *   pmu_groups, rotation_offset
+ *                      with counter groups that take turns: how many, and the
+ *                      host's offset their turns started from (rotation.h)
  *   agent.store_delay_ms
  *                      on a run that waited in memory for the writer for more
  *                      than a window (a stalled store): how long (writer.h)
@@ -88,6 +95,8 @@ struct td_agent_config {
 	bool sample;                    /* --sample: each run also holds its process's sampled stacks */
 	const char *sample_event;       /* --sample=EVENT; NULL: the default (td_collect_choose_sample) */
 	uint64_t sample_freq_hz;        /* --sample-freq */
+	bool rotation_offset_given;     /* --rotation-offset N; else auto: the host name's hash (rotation.h) */
+	unsigned rotation_offset;
 	struct td_labels user_labels;   /* TOPDOWN_LABELS, then --label over them */
 	struct td_store_flags store_flags;
 	/*

@@ -7,6 +7,8 @@
 #include "agent_args.h"
 #include "agent_options.h"
 #include "collect_setup.h"
+#include "parse.h"
+#include "rotation.h"
 
 int td_agent_process_option(void *field, const struct td_opt *opt, const char *value, char *err, size_t errlen)
 {
@@ -31,6 +33,27 @@ int td_agent_events_option(void *field, const struct td_opt *opt, const char *va
 	(void)opt;
 	c->events_given = true;
 	return td_event_list_parse(value, c->events, TD_MAX_EVENTS, &c->nr_events, err, errlen);
+}
+
+int td_agent_rotation_offset_option(void *field, const struct td_opt *opt, const char *value, char *err,
+				    size_t errlen)
+{
+	struct td_agent_config *c = field;
+	long n;
+
+	(void)opt;
+	if (strcmp(value, "auto") == 0) {
+		c->rotation_offset_given = false;
+		return 0;
+	}
+	if (td_parse_int_range(value, "--rotation-offset", 0, TD_ROTATION_MAX_OFFSET, &n, err, errlen)) {
+		snprintf(err, errlen, "bad value '%.32s' for --rotation-offset: use auto, or this host's index "
+			 "among the hosts of its label set, a whole number from 0 to %d", value, TD_ROTATION_MAX_OFFSET);
+		return -EINVAL;
+	}
+	c->rotation_offset_given = true;
+	c->rotation_offset = (unsigned)n;
+	return 0;
 }
 
 void td_agent_args_init(struct td_agent_args *a)

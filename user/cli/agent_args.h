@@ -30,6 +30,10 @@ int td_agent_process_option(void *field, const struct td_opt *opt, const char *v
 /* --events LIST into a struct td_agent_config (a td_opt_call_fn). */
 int td_agent_events_option(void *field, const struct td_opt *opt, const char *value, char *err, size_t errlen);
 
+/* --rotation-offset auto|N into a struct td_agent_config (a td_opt_call_fn). */
+int td_agent_rotation_offset_option(void *field, const struct td_opt *opt, const char *value, char *err,
+				    size_t errlen);
+
 /*
  * The agent's targets, window, counters, budget, endpoints and sampling,
  * into the struct td_agent_args at path of type (its member's name with a
@@ -56,6 +60,10 @@ int td_agent_events_option(void *field, const struct td_opt *opt, const char *va
 	TD_OPTION("events", TD_OPT_CALL, offsetof(type, path config), "LIST", \
 		  "count these events instead of the Top-Down ones (groups of 8 take turns)", \
 		  .call = td_agent_events_option, .short_name = 'E', .group = TD_OPT_GROUP_AGENT), \
+	TD_OPTION("rotation-offset", TD_OPT_CALL, offsetof(type, path config), "auto|N", \
+		  "where this host's counter groups start their turns in a window: give the hosts of one " \
+		  "label set 0, 1, 2... and together they count every group in every window (default auto: " \
+		  "a hash of the host name)", .call = td_agent_rotation_offset_option, .group = TD_OPT_GROUP_AGENT), \
 	TD_OPTION("max-overhead", TD_OPT_NUMBER, offsetof(type, path config.max_overhead_pct), "PCT", \
 		  "shorten the counted time while the agent costs more than PCT% of the CPUs", \
 		  .low = 0.01, .high = 100, .short_name = 'o', .group = TD_OPT_GROUP_AGENT), \

@@ -65,7 +65,7 @@ static const struct td_cli agent_command = {
 		    "                     [--every 60s] [--duration D] [--level 1..3 | --events LIST] [--label key=value]...\n"
 		    "                     [--max-overhead PCT] [--metrics-listen 127.0.0.1:9464] [--spool PATH]\n"
 		    "                     [--log PATH] [--windows N] [--db PATH | --backend postgresql --dsn DSN]\n"
-		    "                     [--sample[=EVENT]] [--sample-freq HZ]\n"
+		    "                     [--sample[=EVENT]] [--sample-freq HZ] [--rotation-offset auto|N]\n"
 		    "                     [--mcp-listen ADDR:PORT [--mcp-token-file FILE] [--mcp-request-timeout 30s]]\n",
 	.notes = "TOPDOWN_LABELS=key=value,key2=value2: labels for every run; --label wins\n",
 	.opts = agent_options,

@@ -935,17 +935,21 @@ int td_collector_drain(struct td_collector *c, struct td_interval *interval,
 	return ret;
 }
 
-int td_collector_rotate(struct td_collector *c, char *err, size_t errlen)
+int td_collector_activate_group(struct td_collector *c, size_t group, char *err, size_t errlen)
 {
-	size_t next = (c->active_group + 1) % (c->plan.nr_groups ? c->plan.nr_groups : 1);
 	int ret;
 
-	if (next == c->active_group)
+	if (group >= td_collector_group_count(c)) {
+		snprintf(err, errlen, "counter group %zu does not exist (the plan has %zu)", group,
+			 td_collector_group_count(c));
+		return -EINVAL;
+	}
+	if (group == c->active_group)
 		return 0;
-	if ((ret = td_pmu_activate(c->counters, next, err, errlen)))
+	if ((ret = td_pmu_activate(c->counters, group, err, errlen)))
 		return ret;
-	c->active_group = next;
-	c->skel->bss->untimed_slots = c->untimed_slots[next];
+	c->active_group = group;
+	c->skel->bss->untimed_slots = c->untimed_slots[group];
 	/*
 	 * A slice that began before the switch ends with a reading of another
 	 * event (or of the same slot read with or without its times):
@@ -961,6 +965,11 @@ int td_collector_rotate(struct td_collector *c, char *err, size_t errlen)
 		memcpy(t->base.slots, t->now.slots, sizeof(t->now.slots));
 	}
 	return 0;
+}
+
+int td_collector_rotate(struct td_collector *c, char *err, size_t errlen)
+{
+	return td_collector_activate_group(c, (c->active_group + 1) % td_collector_group_count(c), err, errlen);
 }
 
 /*

@@ -70,13 +70,17 @@ int td_collector_drain(struct td_collector *collector, struct td_interval *inter
 		       char *err, size_t errlen);
 
 /*
- * With more than one counter group: ends the active group's turn and
- * starts the next one's. Call it between drains (the intervals), never
- * after the last. The slot readings taken across the switch mix two
+ * Ends the active counter group's turn and starts group's (0 up to
+ * td_collector_group_count). Call it between drains (the intervals, or
+ * an agent's windows), never after the last. The slot readings taken across the switch mix two
  * events, so the collector charges them at once (flushing every CPU) and
  * discards them: the counters lose the moment of the switch, the
- * scheduling figures lose nothing. No-op with one group.
+ * scheduling figures lose nothing. No-op when group is the active one;
+ * -EINVAL with err when there is no such group.
  */
+int td_collector_activate_group(struct td_collector *collector, size_t group, char *err, size_t errlen);
+
+/* The next group's turn (td_collector_activate_group), after the last the first. No-op with one group. */
 int td_collector_rotate(struct td_collector *collector, char *err, size_t errlen);
 
 /*

@@ -1067,13 +1067,15 @@ static void pool_thread(struct td_thread_row *t, uint32_t tid, const char *comm,
 	}
 }
 
-static void store_pool_windows(struct backend *b, const char *model)
+/* The windows, labeled test=TEST and the model under key (collect's
+ * tma_model, or import's cpu_model). */
+static void store_pool_windows(struct backend *b, const char *test, const char *key, const char *model)
 {
 	for (int w = 0; w < POOL_WINDOWS; w++) {
 		char labels[128];
 		struct td_run *run;
 
-		snprintf(labels, sizeof(labels), "test=pool,tma_model=%s,tma_level=1,node=host-%c", model,
+		snprintf(labels, sizeof(labels), "test=%s,%s=%s,tma_level=1,node=host-%c", test, key, model,
 			 w % 2 ? 'b' : 'a');
 		run = new_run("app", 1000 + w, labels);
 		run->nr_events = POOL_EVENTS;
@@ -1131,7 +1133,7 @@ static double pool_counting_ns(const bool use[2], int ev)
 	return ns;
 }
 
-static void check_pooled(struct backend *b, const char *thread, const bool use[2])
+static void check_pooled(struct backend *b, const char *test, const char *thread, const bool use[2])
 {
 	struct td_labels labels = { 0 };
 	struct td_query q = { .runs = { .labels = &labels }, .thread = thread, .pooled = true };
@@ -1141,7 +1143,7 @@ static void check_pooled(struct backend *b, const char *thread, const bool use[2
 	struct td_tree *t = NULL;
 	size_t n;
 
-	td_labels_set(&labels, "test", "pool");
+	td_labels_set(&labels, "test", test);
 	pool_truth(use, want, &n, &paths);
 	assert_int_equal(td_query_tree(b->store, &q, &t, b->err, ERRLEN), 0);
 	td_labels_free(&labels);
@@ -1187,11 +1189,13 @@ static void test_pooled(void **state)
 	struct td_query q = { .runs = { .labels = &labels }, .pooled = true };
 	struct td_tree *t = NULL;
 
-	store_pool_windows(b, "neoverse-v1");
+	store_pool_windows(b, "pool", "tma_model", "neoverse-v1");
+	store_pool_windows(b, "imported", "cpu_model", "neoverse-v1");
 	/* Each window alone leaves the nodes of the groups it missed n/a. */
-	check_pooled(b, NULL, (const bool[2]){ true, true });
-	check_pooled(b, "worker", (const bool[2]){ true, false });
-	check_pooled(b, "12", (const bool[2]){ false, true });
+	check_pooled(b, "pool", NULL, (const bool[2]){ true, true });
+	check_pooled(b, "pool", "worker", (const bool[2]){ true, false });
+	check_pooled(b, "pool", "12", (const bool[2]){ false, true });
+	check_pooled(b, "imported", NULL, (const bool[2]){ true, true });
 
 	/* A thread none of the runs has; then filters matching nothing. */
 	td_labels_set(&labels, "test", "pool");
@@ -1205,7 +1209,7 @@ static void test_pooled(void **state)
 
 	/* Runs of another model under the same labels cannot be pooled with them. */
 	td_labels_set(&labels, "test", "pool");
-	store_pool_windows(b, "neoverse-n1");
+	store_pool_windows(b, "pool", "tma_model", "neoverse-n1");
 	assert_int_equal(td_query_tree(b->store, &q, &t, b->err, ERRLEN), -EINVAL);
 	assert_null(t);
 	assert_non_null(strstr(b->err, "--label tma_model="));

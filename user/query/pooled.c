@@ -138,7 +138,9 @@ static int pool_summary(struct td_store *store, struct pool *p, const struct td_
 			char *err, size_t errlen)
 {
 	const struct td_labels *l = &run->labels;
-	const char *model = td_labels_get(l, "tma_model"), *level = td_labels_get(l, "tma_level");
+	/* collect and the agent say tma_model; import says cpu_model */
+	const char *model_key = td_labels_get(l, "tma_model") ? "tma_model" : "cpu_model";
+	const char *model = td_labels_get(l, model_key), *level = td_labels_get(l, "tma_level");
 	const char *host = td_labels_get(l, "node");
 	struct td_run_visitor v = { .run = pool_run, .ctx = p };
 	bool added;
@@ -146,7 +148,7 @@ static int pool_summary(struct td_store *store, struct pool *p, const struct td_
 
 	if (!model)
 		return 0;
-	if ((ret = agree(p->model, sizeof(p->model), "tma_model", model, "CPU model", err, errlen)) ||
+	if ((ret = agree(p->model, sizeof(p->model), model_key, model, "CPU model", err, errlen)) ||
 	    (ret = agree(p->smt, sizeof(p->smt), "smt", td_labels_get(l, "smt") ? td_labels_get(l, "smt") : "off",
 			 "SMT", err, errlen)) ||
 	    (ret = agree(p->slots, sizeof(p->slots), "pmu_slots",

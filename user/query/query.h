@@ -117,8 +117,9 @@ struct td_tree {
  * group counted: a node's counted_ns says how much that was, its
  * confidence is counted_ns / oncpu_ns. The assumption is that the
  * pooled threads ran one workload: the same mix of work whichever
- * group was counting. One model and one SMT setting only (-EINVAL,
- * naming the label to narrow by); runs without Top-Down are skipped.
+ * group was counting. One model (label tma_model, or cpu_model for
+ * imports), SMT setting and slot width only (-EINVAL, naming the label to
+ * narrow by); runs without a model label are skipped.
  * Without q->max_level the depth is the deepest tma_level of the runs.
  */
 int td_query_tree(struct td_store *store, const struct td_query *q, struct td_tree **out,

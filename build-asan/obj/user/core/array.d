@@ -1,0 +1,2 @@
+build-asan/obj/user/core/array.o: user/core/array.c user/core/array.h
+user/core/array.h:

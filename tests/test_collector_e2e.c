@@ -892,7 +892,7 @@ static void test_ruler_scales_by_what_it_counted_beside(void **state)
 	pid_t self = getpid();
 	struct td_collector_opts opts = { .pids = &self, .nr_pids = 1, .events = events, .nr_events = 3,
 					  .plan = &plan };
-	double faults[2], minor_first, truth, by_time;
+	double faults[2] = { 0 }, minor_first = 0, truth, by_time;
 	struct td_thread_row *rows;
 	const struct td_thread_row *row;
 	struct td_collector *c;

@@ -925,9 +925,10 @@ static void test_ruler_scales_by_what_it_counted_beside(void **state)
 		free(interval.threads);
 	}
 	pthread_join(thread, NULL);
-	/* the faults are the pages touched (and a few of the thread's own) */
-	assert_true(faults[0] >= RULER_PAGES_A && faults[0] < RULER_PAGES_A + 100);
-	assert_true(faults[1] >= RULER_PAGES_B && faults[1] < RULER_PAGES_B + 100);
+	/* the faults are the pages touched, and more of the thread's own (a sanitizer's shadow
+	 * pages): the second turn's several times the first's */
+	assert_true(faults[0] >= RULER_PAGES_A && faults[1] >= RULER_PAGES_B);
+	assert_true(faults[1] >= 4 * faults[0]);
 	assert_true(minor_first >= RULER_PAGES_A && minor_first <= faults[0]);
 	assert_int_equal(td_collector_totals(c, &rows, &n), 0);
 	row = find_tid(rows, n, atomic_load(&ruler_worker_tid));

@@ -156,7 +156,8 @@ run_config() {
 		filter) set -- collect --process td-bench-idle ;;
 		system-wide) set -- collect --system-wide --events "$events" ;;
 		esac
-		measure "$name" switch_btf -- "$bin" "$@" --duration 1h --db "$db" ;;
+		# a database per configuration: builds of different schemas refuse each other's
+		measure "$name" switch_btf -- "$bin" "$@" --duration 1h --db "${db%.db}-$name.db" ;;
 	esac
 }
 

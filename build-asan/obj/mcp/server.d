@@ -1,0 +1,19 @@
+build-asan/obj/mcp/server.o: mcp/server.c mcp/collect.h mcp/mcp.h \
+ mcp/jsonrpc.h mcp/server.h storage/store_open.h storage/storage.h \
+ user/core/labels.h user/core/run.h user/core/labels.h \
+ user/core/name_index.h user/core/profile.h storage/storage.h \
+ user/core/format.h user/core/version.h
+mcp/collect.h:
+mcp/mcp.h:
+mcp/jsonrpc.h:
+mcp/server.h:
+storage/store_open.h:
+storage/storage.h:
+user/core/labels.h:
+user/core/run.h:
+user/core/labels.h:
+user/core/name_index.h:
+user/core/profile.h:
+storage/storage.h:
+user/core/format.h:
+user/core/version.h:

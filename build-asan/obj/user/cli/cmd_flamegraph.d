@@ -1,0 +1,29 @@
+build-asan/obj/user/cli/cmd_flamegraph.o: user/cli/cmd_flamegraph.c \
+ user/cli/commands.h user/core/fileio.h user/core/format.h \
+ user/render/flamegraph.h user/query/hot.h user/core/profile.h \
+ user/query/query.h user/query/stats.h storage/storage.h \
+ user/core/labels.h user/core/run.h user/core/labels.h \
+ user/core/name_index.h user/core/profile.h user/core/parse.h \
+ user/cli/query_cli.h user/cli/cli_options.h storage/store_open.h \
+ storage/storage.h user/render/query_render.h user/query/query.h
+user/cli/commands.h:
+user/core/fileio.h:
+user/core/format.h:
+user/render/flamegraph.h:
+user/query/hot.h:
+user/core/profile.h:
+user/query/query.h:
+user/query/stats.h:
+storage/storage.h:
+user/core/labels.h:
+user/core/run.h:
+user/core/labels.h:
+user/core/name_index.h:
+user/core/profile.h:
+user/core/parse.h:
+user/cli/query_cli.h:
+user/cli/cli_options.h:
+storage/store_open.h:
+storage/storage.h:
+user/render/query_render.h:
+user/query/query.h:

@@ -1,0 +1,28 @@
+build-asan/obj/user/cli/cmd_gc.o: user/cli/cmd_gc.c user/cli/commands.h \
+ user/core/progress.h user/core/parse.h user/cli/query_cli.h \
+ user/cli/cli_options.h storage/store_open.h storage/storage.h \
+ user/core/labels.h user/core/run.h user/core/labels.h \
+ user/core/name_index.h user/core/profile.h user/render/query_render.h \
+ user/query/hot.h user/core/profile.h user/query/query.h \
+ user/query/stats.h storage/storage.h user/query/query.h \
+ user/core/format.h
+user/cli/commands.h:
+user/core/progress.h:
+user/core/parse.h:
+user/cli/query_cli.h:
+user/cli/cli_options.h:
+storage/store_open.h:
+storage/storage.h:
+user/core/labels.h:
+user/core/run.h:
+user/core/labels.h:
+user/core/name_index.h:
+user/core/profile.h:
+user/render/query_render.h:
+user/query/hot.h:
+user/core/profile.h:
+user/query/query.h:
+user/query/stats.h:
+storage/storage.h:
+user/query/query.h:
+user/core/format.h:

@@ -1,0 +1,26 @@
+build-asan/obj/user/cli/query_cli.o: user/cli/query_cli.c \
+ user/cli/commands.h user/core/format.h user/core/parse.h \
+ user/cli/query_cli.h user/cli/cli_options.h storage/store_open.h \
+ storage/storage.h user/core/labels.h user/core/run.h user/core/labels.h \
+ user/core/name_index.h user/core/profile.h user/render/query_render.h \
+ user/query/hot.h user/core/profile.h user/query/query.h \
+ user/query/stats.h storage/storage.h user/query/query.h
+user/cli/commands.h:
+user/core/format.h:
+user/core/parse.h:
+user/cli/query_cli.h:
+user/cli/cli_options.h:
+storage/store_open.h:
+storage/storage.h:
+user/core/labels.h:
+user/core/run.h:
+user/core/labels.h:
+user/core/name_index.h:
+user/core/profile.h:
+user/render/query_render.h:
+user/query/hot.h:
+user/core/profile.h:
+user/query/query.h:
+user/query/stats.h:
+storage/storage.h:
+user/query/query.h:

@@ -1,0 +1,18 @@
+build-asan/obj/user/query/pooled.o: user/query/pooled.c user/core/array.h \
+ kb/engine.h kb/kb.h user/core/run.h user/core/labels.h \
+ user/core/name_index.h user/core/profile.h kb/kb.h \
+ user/query/query_internal.h user/query/query.h user/query/stats.h \
+ storage/storage.h user/core/labels.h
+user/core/array.h:
+kb/engine.h:
+kb/kb.h:
+user/core/run.h:
+user/core/labels.h:
+user/core/name_index.h:
+user/core/profile.h:
+kb/kb.h:
+user/query/query_internal.h:
+user/query/query.h:
+user/query/stats.h:
+storage/storage.h:
+user/core/labels.h:

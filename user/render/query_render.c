@@ -841,17 +841,27 @@ void td_render_labels(const struct td_render *r, const struct td_label_set *set)
 
 /* ---- whole runs, for export ---- */
 
+/*
+ * A thread row as JSON; NULL when out of memory. Every insertion is
+ * checked: jansson drops a value it cannot add and says so only in its
+ * return, and a thread without one of its counters must not be written
+ * as if whole (the export then fails, naming the memory).
+ */
 static json_t *thread_json(const struct td_run *run, const struct td_thread_row *t)
 {
 	json_t *counters = json_object();
 	char comm[TD_COMM_LEN];
 
 	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(comm) - 1, t->comm);
-	for (size_t e = 0; e < run->nr_events; e++)
-		json_object_set_new(counters, run->event_names[e],
-				    json_pack("{s:o, s:o}", "value", json_number(t->counters[e].value),
-					      "running_fraction",
-					      json_number(t->counters[e].running_fraction)));
+	for (size_t e = 0; counters && e < run->nr_events; e++) {
+		json_t *counter = json_pack("{s:o, s:o}", "value", json_number(t->counters[e].value),
+					    "running_fraction", json_number(t->counters[e].running_fraction));
+
+		if (!counter || json_object_set_new(counters, run->event_names[e], counter)) {
+			json_decref(counters);
+			return NULL;
+		}
+	}
 	return json_pack("{s:I, s:I, s:o, s:b, s:I, s:I, s:I, s:I, s:I, s:o}",
 			 "tid", (json_int_t)t->tid, "pid", (json_int_t)t->pid,
 			 "comm", json_text(comm), "exited", t->exited,
@@ -867,19 +877,25 @@ static json_t *threads_json(const struct td_run *run, const struct td_thread_row
 {
 	json_t *array = json_array();
 
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(array, thread_json(run, &threads[i]));
+	for (size_t i = 0; array && i < n; i++)
+		if (json_array_append_new(array, thread_json(run, &threads[i]))) { /* NULL or no room */
+			json_decref(array);
+			return NULL;
+		}
 	return array;
 }
 
-/* The CLI's form of a metric row, with the scope it belongs to. */
+/* The CLI's form of a metric row, with the scope it belongs to; NULL when out of memory. */
 static json_t *metric_json(const struct td_metric_row *m)
 {
 	json_t *row = td_metric_row_json(m);
 
-	json_object_update_new(row, json_pack("{s:s, s:o, s:i}", "scope", td_scope_name(m->scope),
-					      "scope_key", json_text(m->scope_key),
-					      "interval_seq", m->interval_seq));
+	if (row && json_object_update_new(row, json_pack("{s:s, s:o, s:i}", "scope", td_scope_name(m->scope),
+							 "scope_key", json_text(m->scope_key),
+							 "interval_seq", m->interval_seq))) {
+		json_decref(row);
+		return NULL;
+	}
 	return row;
 }
 
@@ -966,16 +982,22 @@ static int dump_at(struct json_export *x, json_t *json, int depth)
 	return ret;
 }
 
+/* Why a piece of run_id could not be written: the stream's error, else
+ * building or encoding the value failed, which is memory. */
+static int json_failed(const struct json_export *x, const char *run_id, char *err, size_t errlen)
+{
+	bool written = !ferror(x->out);
+
+	snprintf(err, errlen, "cannot write run %s as JSON: %s", run_id,
+		 written ? "out of memory; free memory and retry" : strerror(errno));
+	return written ? -ENOMEM : -EIO;
+}
+
 /* The next element of the array open, at depth 2 ("[" before the first). */
 static int json_element(struct json_export *x, json_t *json, const char *run_id, char *err, size_t errlen)
 {
-	if (fputs(x->n++ ? ",\n    " : "[\n    ", x->out) < 0 || dump_at(x, json, 2) < 0) {
-		bool written = !ferror(x->out); /* then building or encoding the value failed: memory */
-
-		snprintf(err, errlen, "cannot write run %s as JSON: %s", run_id,
-			 written ? "out of memory; free memory and retry" : strerror(errno));
-		return written ? -ENOMEM : -EIO;
-	}
+	if (fputs(x->n++ ? ",\n    " : "[\n    ", x->out) < 0 || dump_at(x, json, 2) < 0)
+		return json_failed(x, run_id, err, errlen);
 	return 0;
 }
 
@@ -997,21 +1019,28 @@ static int json_export_header(void *ctx, const struct td_run *run, char *err, si
 	json_t *head, *events = json_array(), *value;
 	const char *key;
 	size_t fields = 0;
+	bool whole;
 
 	memcpy(sum.id, run->id, sizeof(sum.id));
 	head = td_run_summary_json(&sum);
-	for (size_t e = 0; e < run->nr_events; e++)
-		json_array_append_new(events, json_text(run->event_names[e]));
-	json_object_set_new(head, "events", events);
-	json_object_set_new(head, "thread_rows", threads_json(run, run->threads, run->nr_threads));
+	whole = head && events;
+	for (size_t e = 0; whole && e < run->nr_events; e++)
+		whole = !json_array_append_new(events, json_text(run->event_names[e]));
+	/* the _new calls take their value's reference whether they add it or not */
+	whole = whole && !json_object_set_new(head, "events", json_incref(events)) &&
+		!json_object_set_new(head, "thread_rows", threads_json(run, run->threads, run->nr_threads));
+	json_decref(events);
+	if (!whole) {
+		json_decref(head);
+		return json_failed(x, run->id, err, errlen);
+	}
 	fputs("{", x->out);
 	json_object_foreach(head, key, value) {
 		fputs(fields++ ? ",\n  " : "\n  ", x->out);
 		if (dump_at(x, json_string(key), 1) < 0 || fputs(": ", x->out) < 0 ||
 		    dump_at(x, json_incref(value), 1) < 0) {
 			json_decref(head);
-			snprintf(err, errlen, "cannot write run %s as JSON", run->id);
-			return -EIO;
+			return json_failed(x, run->id, err, errlen);
 		}
 	}
 	json_decref(head);

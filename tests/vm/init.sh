@@ -297,12 +297,92 @@ held_run() {
 	fi
 }
 
+# "path value counted_ns" for each level-1 node of the query --tree --json in FILE.
+tree_level1() {
+	awk '/"path":/ {p = $2} /"level":/ {l = $2} /"value":/ {v = $2}
+	     /"counted_ns":/ && l == "1," {gsub(/[",]/, "", p); gsub(/,/, "", v); print p, v, $2}' "$1"
+}
+
+# Pooling on the held counters (query --tree --pooled, user/query/pooled.c).
+# Two agents one after the other, as two hosts (node labels lab-0 and
+# lab-1, rotation offsets 0 and 1), store 6 windows each of td-workload at
+# level 1, counting 10 ms of every 200 ms window: one turn (10 ms is the
+# shortest, user/agent/rotation.c), so each window counts one of the
+# level's counter groups (2 on N1, 6 on V1 with these counters held) and
+# its own tree leaves the nodes that rest on the others n/a with nothing
+# counted. Every window must leave a level-1 node so; the pooled tree over
+# all of them must have counted every level-1 node and define it, but for
+# the nodes check_pmu's run (no counter held) has n/a too: qemu's zero
+# counts (OP_SPEC on V1).
+# Counted time: a window's row counts a node for min over its events e of
+# c_e(w), e's counting time in window w (running fraction times on-CPU
+# time, summed over the threads); the pooled tree for min over e of the
+# sum over w of c_e(w). A minimum of sums is at least the sum of the
+# minimums, and a count lasts no longer than the on-CPU time, so for every
+# node: the windows' counted_ns summed (query --tree) <= the pooled one <=
+# the pooled on-CPU time, within a nanosecond a row for their rounding.
+# It is strictly more where a node's events were counted in different
+# windows, as V1's Frontend_Bound's are here.
+# (The pooled counters themselves are not shown by any command, so the
+# pooled CPU_CYCLES is not checked against the on-CPU time here.)
+held_pooled() {
+	td-workload --duration-ms 600000 --io-threads 0 --known-loop 1000000000000 >/dev/null 2>&1 &
+	workload=$!
+	rm -f /tmp/pooled.db* /tmp/pooled.err
+	failed=
+	for host in 0 1; do
+		topdown agent --process td-workload --level 1 --every 200ms --duration 10ms --windows 6 \
+			--rotation-offset $host --label node=lab-$host --db /tmp/pooled.db 2>>/tmp/pooled.err ||
+			failed="$failed agent $host exit $?"
+	done
+	kill $workload
+	wait $workload 2>/dev/null
+	topdown list --db /tmp/pooled.db --json >/tmp/pooled-runs.json 2>>/tmp/pooled.err
+	groups=$(sed -n 's/^ *"pmu_groups": "\([0-9]*\)",*$/\1/p' /tmp/pooled-runs.json | sort -u | tr '\n' ' ' | sed 's/ $//')
+	# the level-1 nodes of check_pmu's run: "node value"
+	awk '/"processes": \[/ {p = 1} p && /"node":/ {n = $2} p && /"level":/ {l = $2}
+	     p && /"value":/ && l == "1," {gsub(/[",]/, "", n); gsub(/,/, "", $2); if (!seen[n]++) print n, $2}' \
+		/tmp/pmu.json >/tmp/pooled-unheld.txt
+	# each window's level-1 rows of the process: "run path value counted_ns"
+	topdown export --format csv --db /tmp/pooled.db 2>>/tmp/pooled.err |
+		awk -F, '$(NF-9) == "process" && $(NF-7) == -1 && $(NF-4) == 1 {
+			 print $1, $(NF-6), ($(NF-3) == "" ? "null" : $(NF-3)), $NF}' >/tmp/pooled-windows.txt
+	topdown query --tree --json --db /tmp/pooled.db >/tmp/pooled-summed.json 2>>/tmp/pooled.err
+	topdown query --tree --pooled --json --db /tmp/pooled.db >/tmp/pooled-tree.json 2>>/tmp/pooled.err
+	tree_level1 /tmp/pooled-summed.json >/tmp/pooled-summed.txt
+	tree_level1 /tmp/pooled-tree.json >/tmp/pooled-tree.txt
+	detail=$(awk -v groups="$groups" -v hosts="$(json_number hosts /tmp/pooled-tree.json)" \
+		     -v runs="$(json_number runs /tmp/pooled-tree.json)" -v oncpu="$(json_number oncpu_ns /tmp/pooled-tree.json)" '
+		FILENAME == ARGV[1] {unheld[$1] = $2; next}
+		FILENAME == ARGV[2] {if (!($1 in window)) windows++; window[$1] = 1
+				     if ($3 == "null" && $4 == 0) {if (!missed[$1]++) short++; na[$2]++}
+				     next}
+		FILENAME == ARGV[3] {summed[$1] = $3; next}
+		{nodes++
+		 bad += $3 <= 0 || $3 < summed[$1] - windows - 1 || $3 > oncpu + 1
+		 bad += $2 == "null" && unheld[$1] != "null"
+		 gained += $2 != "null" && na[$1] > 0
+		 said = said sprintf(", %s %s counted %.1f ms (the windows %.1f ms, n/a uncounted in %d)", $1,
+				     $2 == "null" ? "n/a" : sprintf("%.1f%%", 100 * $2), $3 / 1e6, summed[$1] / 1e6, na[$1])}
+		END {printf "%s groups; %d windows, %d with a node n/a uncounted; pooled over %d runs of %d hosts, %.1f ms on-CPU%s",
+			    groups, windows, short, runs, hosts, oncpu / 1e6, said
+		     exit bad || !nodes || groups + 0 < 2 || windows < 2 || short < windows || !gained ||
+			  runs != windows || hosts != 2}' \
+		/tmp/pooled-unheld.txt /tmp/pooled-windows.txt /tmp/pooled-summed.txt /tmp/pooled-tree.txt)
+	if [ $? -eq 0 ] && [ -z "$failed" ]; then
+		result held_pooled_windows ok "$detail"
+	else
+		result held_pooled_windows fail "$failed $detail: $(head -c 300 /tmp/pooled.err | tr '\n' ' ')"
+	fi
+}
+
 # A partial PMU, as a small cloud instance or another monitor leaves it:
 # td-hold-counters pins 4 of the 6 general-purpose counters and the cycle
 # counter of the one CPU. doctor's probe must find 2 free and the cycle
 # counter taken. At levels 1 to 3 of the emulated Neoverse, the known
 # loop's counts must be within 2% of the truth (held_run), and those of a
-# thread that alternates 20 ms busy with 20 ms asleep within 5%.
+# thread that alternates 20 ms busy with 20 ms asleep within 5%. The
+# agent's windows, each counting some of the groups, pooled (held_pooled).
 # With all 6 and the cycle counter held, collect says who holds them.
 check_held_counters() {
 	if ! command -v td-hold-counters >/dev/null; then
@@ -335,6 +415,7 @@ check_held_counters() {
 	# both on general-purpose counters.
 	held_run held_alt_events "--events cycles,instructions" "--known-alt $burst --alt-bursts $bursts" known_alt 0.05 \
 		$((2 * burst * bursts)) $bursts
+	held_pooled
 	kill $holder
 	wait $holder 2>/dev/null
 	# taken after the plan was made: the groups have their turns and never a counter

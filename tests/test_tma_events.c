@@ -20,10 +20,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 #include <cmocka.h>
 
 #include "cpuinfo.h"
 #include "engine.h"
+#include "events_plan.h"
 #include "kb.h"
 #include "pmu.h"
 #include "tma_events.h"
@@ -841,6 +843,252 @@ static void test_neoverse_hosts(void **state)
 	free(s);
 }
 
+/* ---- the counters of an --events list ---- */
+
+static struct td_event event_of(const char *name, uint32_t type, uint64_t config)
+{
+	struct td_event e = { .type = type, .config = config };
+
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	return e;
+}
+
+/* An Arm host's list: cycles, instructions, raw codes, an event of the core PMU's own type, software. */
+#define ARM_TYPE 10
+static const struct td_event *arm_list(size_t *n)
+{
+	static struct td_event events[8];
+
+	events[0] = event_of("task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	events[1] = event_of("cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	events[2] = event_of("instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	events[3] = event_of("r08", PERF_TYPE_RAW, 0x08);
+	events[4] = event_of("r11", PERF_TYPE_RAW, 0x11);
+	events[5] = event_of("r1b", PERF_TYPE_RAW, 0x1b);
+	events[6] = event_of("armv8_pmuv3_0/event=0x11/", ARM_TYPE, 0x11);
+	events[7] = event_of("arm_spe_0//", ARM_TYPE + 1, 0);
+	*n = 8;
+	return events;
+}
+
+/* Hardware events count on the core PMU; the first cycles event is the one every group gets. */
+static void test_events_roles(void **state)
+{
+	static const char *const sysfs[] = { "armv8_pmuv3_0/type", "10\n", "armv8_pmuv3_0/cpus", "0-3\n",
+					     "arm_spe_0/type", "11\n", "arm_spe_0/cpumask", "0-3\n", NULL };
+	char *root = make_root(sysfs), sys[512];
+	enum td_event_role roles[8];
+	const struct td_event *events;
+	size_t n;
+
+	(void)state;
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	events = arm_list(&n);
+	td_events_roles(sys, events, n, true, roles);
+	assert_int_equal(roles[0], TD_ROLE_OTHER);
+	assert_int_equal(roles[1], TD_ROLE_CYCLES);
+	for (size_t e = 2; e <= 6; e++) /* r11 and the PMU's event 0x11 are a second cycles: ordinary counters */
+		assert_int_equal(roles[e], TD_ROLE_COUNTER);
+	assert_int_equal(roles[7], TD_ROLE_OTHER); /* another PMU's: it has a cpumask, not cpus */
+	/* without perf's cycles, Arm's raw 0x11 is the cycles; on x86 it is not */
+	td_events_roles(sys, events + 3, 2, true, roles);
+	assert_int_equal(roles[1], TD_ROLE_CYCLES);
+	td_events_roles(sys, events + 3, 2, false, roles);
+	assert_int_equal(roles[1], TD_ROLE_COUNTER);
+	remove_root(root);
+}
+
+/*
+ * Checks an --events plan against its inputs: each group's kernel group
+ * is exactly its hardware events and fits gp_free general-purpose
+ * counters (the cycles too when cycles_on_gp); every hardware event but
+ * the cycles is in exactly one group, the cycles in every group when
+ * ruler; every software event in some group.
+ */
+static void check_events_plan(const struct td_counter_plan *plan, const enum td_event_role *roles, size_t n,
+			      unsigned gp_free, bool cycles_on_gp, bool ruler)
+{
+	size_t seen[TD_MAX_EVENTS] = { 0 };
+
+	assert_true(plan->nr_groups > 1);
+	for (size_t g = 0; g < plan->nr_groups; g++) {
+		const struct td_counter_group *group = &plan->groups[g];
+		unsigned gp = 0;
+		bool cycles = false;
+
+		assert_true(group->nr_events >= 1 && group->nr_events <= TD_MAX_SLOTS);
+		for (size_t i = 0; i < group->nr_events; i++) {
+			enum td_event_role role = roles[group->events[i]];
+
+			seen[group->events[i]]++;
+			assert_int_equal(i < group->kernel_group, role != TD_ROLE_OTHER);
+			gp += role == TD_ROLE_COUNTER || (role == TD_ROLE_CYCLES && cycles_on_gp);
+			cycles |= role == TD_ROLE_CYCLES;
+		}
+		if (gp > gp_free)
+			fail_msg("group %zu needs %u general-purpose counters of %u", g, gp, gp_free);
+		if (ruler && !cycles)
+			fail_msg("group %zu has no cycles", g);
+	}
+	for (size_t e = 0; e < n; e++)
+		if (roles[e] == TD_ROLE_COUNTER || (roles[e] == TD_ROLE_CYCLES && !ruler))
+			assert_int_equal(seen[e], 1);
+		else
+			assert_true(seen[e] >= 1);
+}
+
+static int plan_events(const struct td_event *events, size_t n, const struct td_pmu_probe *probe,
+		       struct td_counter_plan *plan, enum td_event_role *roles, char *note, char *err)
+{
+	td_events_roles("/nonexistent", events, n, true, roles);
+	return td_events_plan_for(events, roles, n, probe, false, plan, note, 512, err, 512);
+}
+
+/*
+ * The lab's held PMU: 2 general-purpose counters free, the cycle counter
+ * taken. Listed with cycles, each other hardware event gets a group of
+ * its own beside cycles; with the cycle counter free, two share a group.
+ */
+static void test_events_plan_split(void **state)
+{
+	struct td_pmu_probe taken = { .done = true, .gp_free = 2, .nr_fixed = 1, .fixed_free = 0 };
+	struct td_pmu_probe free_cycles = { .done = true, .gp_free = 2, .nr_fixed = 1, .fixed_free = 1 };
+	struct td_counter_plan plan;
+	enum td_event_role roles[8];
+	char note[512], err[512] = "";
+	size_t n;
+	const struct td_event *events = arm_list(&n);
+
+	(void)state;
+	n = 6; /* task-clock, cycles, instructions, r08, r11, r1b */
+	if (plan_events(events, n, &taken, &plan, roles, note, err))
+		fail_msg("%s", err);
+	check_events_plan(&plan, roles, n, 2, true, true);
+	assert_int_equal(plan.nr_groups, 4);
+	for (size_t g = 0; g < plan.nr_groups; g++) { /* one event, cycles, then task-clock standing alone */
+		assert_int_equal(plan.groups[g].kernel_group, 2);
+		assert_int_equal(plan.groups[g].nr_events, 3);
+		assert_int_equal(plan.groups[g].events[2], 0);
+	}
+	assert_non_null(strstr(note, "2 general-purpose counters free, the cycle counter taken"));
+	assert_non_null(strstr(note, "4 kernel perf groups"));
+	assert_non_null(strstr(note, "cycles in each"));
+	assert_null(strchr(note, '\n'));
+
+	assert_int_equal(plan_events(events, n, &free_cycles, &plan, roles, note, err), 0);
+	check_events_plan(&plan, roles, n, 2, false, true);
+	assert_int_equal(plan.nr_groups, 2);
+	assert_non_null(strstr(note, "and the cycle counter"));
+}
+
+/* Without cycles the hardware events are grouped to the free counters, and none is in every group. */
+static void test_events_plan_without_cycles(void **state)
+{
+	struct td_pmu_probe taken = { .done = true, .gp_free = 2, .nr_fixed = 0 };
+	struct td_event events[5];
+	struct td_counter_plan plan;
+	enum td_event_role roles[5];
+	char note[512], err[512] = "";
+
+	(void)state;
+	events[0] = event_of("instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	events[1] = event_of("r08", PERF_TYPE_RAW, 0x08);
+	events[2] = event_of("context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES);
+	events[3] = event_of("r1b", PERF_TYPE_RAW, 0x1b);
+	events[4] = event_of("r23", PERF_TYPE_RAW, 0x23);
+	assert_int_equal(plan_events(events, 5, &taken, &plan, roles, note, err), 0);
+	check_events_plan(&plan, roles, 5, 2, false, false);
+	assert_int_equal(plan.nr_groups, 2);
+	assert_non_null(strstr(note, "list cycles"));
+}
+
+/* When the hardware events fit, the plan is the one made without a probe, and nothing is said. */
+static void test_events_plan_fits(void **state)
+{
+	struct td_pmu_probe full = { .done = true, .gp_free = 6, .nr_fixed = 1, .fixed_free = 1 };
+	struct td_pmu_probe held = { .done = true, .gp_free = 2, .nr_fixed = 1, .fixed_free = 0 };
+	struct td_counter_plan plan, unprobed;
+	enum td_event_role roles[8];
+	char note[512], err[512] = "";
+	size_t n;
+	const struct td_event *events = arm_list(&n);
+
+	(void)state;
+	n = 6;
+	assert_int_equal(plan_events(events, n, &full, &plan, roles, note, err), 0);
+	assert_int_equal(td_events_plan_unprobed(events, n, TD_MAX_SLOTS, &unprobed, err, sizeof(err)), 0);
+	assert_int_equal(plan.nr_groups, 1);
+	assert_int_equal(plan.groups[0].kernel_group, 0);
+	assert_memory_equal(&plan.groups[0], &unprobed.groups[0], sizeof(plan.groups[0]));
+	assert_string_equal(note, "");
+	/* cycles and instructions on the 2 free counters: one group as well (the lab's held_alt_events) */
+	assert_int_equal(plan_events(events + 1, 2, &held, &plan, roles, note, err), 0);
+	assert_int_equal(plan.nr_groups, 1);
+	assert_string_equal(note, "");
+	/* software events only: nothing to plan for */
+	assert_int_equal(plan_events(events, 1, &held, &plan, roles, note, err), 0);
+	assert_int_equal(plan.nr_groups, 1);
+}
+
+/*
+ * Too few counters: none free is an error naming an event and the
+ * watchdog where it holds one; one free with the cycle counter taken
+ * leaves no room for cycles beside the others: each counts alone.
+ */
+static void test_events_plan_short(void **state)
+{
+	struct td_pmu_probe none = { .done = true, .gp_free = 0, .nr_fixed = 1, .fixed_free = 0 };
+	struct td_pmu_probe cycles_only = { .done = true, .gp_free = 0, .nr_fixed = 1, .fixed_free = 1 };
+	struct td_pmu_probe one = { .done = true, .gp_free = 1, .nr_fixed = 1, .fixed_free = 0 };
+	struct td_counter_plan plan;
+	enum td_event_role roles[8];
+	char note[512], err[512] = "";
+	size_t n;
+	const struct td_event *events = arm_list(&n);
+
+	(void)state;
+	n = 6;
+	td_events_roles("/nonexistent", events, n, true, roles);
+	assert_int_equal(td_events_plan_for(events, roles, n, &none, true, &plan, note, sizeof(note), err, sizeof(err)),
+			 -ENOSPC);
+	assert_non_null(strstr(err, "held by another user"));
+	assert_non_null(strstr(err, "nmi_watchdog=0"));
+	assert_non_null(strstr(err, "instructions cannot count"));
+	assert_null(strchr(err, '\n'));
+	assert_int_equal(plan.nr_groups, 0);
+	/* cycles alone has its own counter */
+	assert_int_equal(plan_events(events, 2, &cycles_only, &plan, roles, note, err), 0);
+	assert_int_equal(plan.nr_groups, 1);
+	assert_int_equal(plan_events(events, 2, &none, &plan, roles, note, err), -ENOSPC);
+	assert_non_null(strstr(err, "cycles cannot count"));
+	assert_null(strstr(err, "nmi_watchdog"));
+
+	assert_int_equal(plan_events(events, n, &one, &plan, roles, note, err), 0);
+	check_events_plan(&plan, roles, n, 1, true, false);
+	assert_int_equal(plan.nr_groups, 5); /* cycles, instructions, r08, r11, r1b: one each */
+	assert_non_null(strstr(note, "too few counters"));
+}
+
+/* 8 counters free beside the cycle counter: a group keeps a slot for cycles. */
+static void test_events_plan_wide(void **state)
+{
+	struct td_pmu_probe wide = { .done = true, .gp_free = 8, .nr_fixed = 1, .fixed_free = 1 };
+	struct td_event events[12];
+	struct td_counter_plan plan;
+	enum td_event_role roles[12];
+	char note[512], err[512] = "", name[16];
+
+	(void)state;
+	events[0] = event_of("cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	for (size_t e = 1; e < 12; e++) {
+		snprintf(name, sizeof(name), "r%zx", 0x20 + e);
+		events[e] = event_of(name, PERF_TYPE_RAW, 0x20 + e);
+	}
+	assert_int_equal(plan_events(events, 12, &wide, &plan, roles, note, err), 0);
+	check_events_plan(&plan, roles, 12, 8, false, true);
+	assert_int_equal(plan.nr_groups, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -862,6 +1110,12 @@ int main(void)
 		cmocka_unit_test(test_plan_for_probe),
 		cmocka_unit_test(test_variant_of_another_vendor),
 		cmocka_unit_test(test_neoverse_hosts),
+		cmocka_unit_test(test_events_roles),
+		cmocka_unit_test(test_events_plan_split),
+		cmocka_unit_test(test_events_plan_without_cycles),
+		cmocka_unit_test(test_events_plan_fits),
+		cmocka_unit_test(test_events_plan_short),
+		cmocka_unit_test(test_events_plan_wide),
 	};
 
 	return cmocka_run_group_tests(tests, load_kb, NULL);

@@ -797,7 +797,7 @@ static void announce(struct td_agent *agent)
 			  agent->tma.unavailable);
 	if (agent->tma.setup && agent->tma.setup->variant[0])
 		agent_log(agent, "%s", agent->tma.setup->variant);
-	if (agent->tma.setup && agent->tma.counters_note[0])
+	if (agent->tma.counters_note[0])
 		agent_log(agent, "%s", agent->tma.counters_note);
 	if (agent->tma.setup && td_tma_describe_slots(agent->tma.setup, slots, sizeof(slots)))
 		agent_log(agent, "%s", slots);
@@ -903,7 +903,7 @@ static int prepare(struct td_agent *agent, const struct td_agent_config *a, char
 		return ret;
 	opts.events = agent->events;
 	opts.nr_events = agent->nr_events;
-	opts.plan = agent->tma.setup ? &agent->tma.setup->plan : NULL;
+	opts.plan = td_tma_choice_plan(&agent->tma);
 	opts.pmu_cpus = agent->tma.setup ? agent->tma.setup->pmu_cpus : NULL;
 	if (!(agent->collector = td_collector_new(&opts, err, errlen)))
 		return -EINVAL;

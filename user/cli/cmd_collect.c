@@ -361,19 +361,19 @@ static json_t *tree_list(json_t *trees, const char *key_name)
 	return list;
 }
 
-/* The counter groups that take turns, as lists of event names. */
-static json_t *counter_plan_json(const struct td_tma_setup *setup)
+/* The counter groups that take turns, as lists of the run's event names; null without a plan. */
+static json_t *counter_plan_json(const struct td_counter_plan *plan, const struct td_run *run)
 {
-	json_t *plan = json_array();
+	json_t *groups = plan ? json_array() : json_null();
 
-	for (size_t g = 0; g < setup->plan.nr_groups; g++) {
+	for (size_t g = 0; plan && g < plan->nr_groups; g++) {
 		json_t *group = json_array();
 
-		for (size_t n = 0; n < setup->plan.groups[g].nr_events; n++)
-			json_array_append_new(group, json_string(setup->events[setup->plan.groups[g].events[n]].name));
-		json_array_append_new(plan, group);
+		for (size_t n = 0; n < plan->groups[g].nr_events; n++)
+			json_array_append_new(group, json_string(run->event_names[plan->groups[g].events[n]]));
+		json_array_append_new(groups, group);
 	}
-	return plan;
+	return groups;
 }
 
 /* null without Top-Down; the reason when unavailable; else model, groups and processes. */
@@ -399,7 +399,7 @@ static json_t *tma_json(const struct td_run *run, const struct td_tma_choice *tm
 			 "pmu", tma->setup->pmu, "smt_on", tma->setup->facts.smt_on,
 			 "gp_counters", tma->setup->budget.gp_counters,
 			 "counter_groups", (json_int_t)tma->setup->plan.nr_groups,
-			 "counter_plan", counter_plan_json(tma->setup),
+			 "counter_plan", counter_plan_json(&tma->setup->plan, run),
 			 "slots_per_cycle", width ? json_integer(width) : json_null(),
 			 "slots_from", !width ? NULL : from_pmu ? "pmu" : "model",
 			 "groups", tree_list(groups, "group"), "processes", tree_list(processes, "pid"));
@@ -448,13 +448,15 @@ static void print_json(const struct td_run *run, const struct td_tma_choice *tma
 	for (size_t i = 0; i < run->nr_threads; i++)
 		json_array_append_new(threads, thread_json(run, &run->threads[i], thread_trees));
 	/* stored_in or spooled_in is null: where the run is not */
-	root = json_pack("{s:s, s:s, s:f, s:o, s:I, s:b, s:b, s:s, s:I, s:o, s:o, s:o, s:o, s:o}",
+	/* counter_plan: the groups of --events (a Top-Down run has its own in tma) */
+	root = json_pack("{s:s, s:s, s:f, s:o, s:I, s:b, s:b, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "run_id", run->id, "process", run->process,
 			 "duration_s", (run->ended_ns - run->started_ns) / 1e9, "labels", labels,
 			 "dropped", (json_int_t)run->dropped, "partial", run->partial,
 			 "targets_exited", dest->targets_exited,
 			 "attach", attach_kind, "intervals", (json_int_t)run->nr_intervals,
-			 "events", events, "threads", threads, "tma", tma_json(run, tma),
+			 "events", events, "counter_plan", counter_plan_json(tma->events_plan, run),
+			 "threads", threads, "tma", tma_json(run, tma),
 			 "stored_in", dest->spooled ? json_null() : json_string(dest->db_path),
 			 "spooled_in", dest->spooled ? json_string(dest->spool_path) : json_null());
 	json_decref(thread_trees);
@@ -522,7 +524,7 @@ static void announce_tma(const struct collect_args *a, const struct td_tma_choic
 
 	if (tma->setup && tma->setup->variant[0])
 		fprintf(stderr, "topdown: %s\n", tma->setup->variant);
-	if (tma->setup && tma->counters_note[0])
+	if (tma->counters_note[0])
 		fprintf(stderr, "topdown: %s\n", tma->counters_note);
 	if (tma->setup && td_tma_describe_slots(tma->setup, slots, sizeof(slots)))
 		fprintf(stderr, "topdown: %s\n", slots);
@@ -720,7 +722,7 @@ static int collect_and_store(struct collect_args *a, struct td_tma_choice *tma, 
 {
 	struct td_collector_opts opts = {
 		.events = a->events, .nr_events = a->nr_events,
-		.plan = tma->setup ? &tma->setup->plan : NULL,
+		.plan = td_tma_choice_plan(tma),
 		.pmu_cpus = tma->setup ? tma->setup->pmu_cpus : NULL,
 	};
 	struct td_run *run = td_run_new();

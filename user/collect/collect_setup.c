@@ -15,6 +15,7 @@
 
 #include "collect_setup.h"
 #include "cpuinfo.h"
+#include "events_plan.h"
 #include "hostinfo.h"
 #include "kb.h"
 #include "pmu.h"
@@ -24,8 +25,29 @@ void td_tma_choice_release(struct td_tma_choice *tma)
 {
 	td_engine_free(tma->engine);
 	free(tma->setup);
+	free(tma->events_plan);
 	tma->engine = NULL;
 	tma->setup = NULL;
+	tma->events_plan = NULL;
+}
+
+const struct td_counter_plan *td_tma_choice_plan(const struct td_tma_choice *tma)
+{
+	return tma->setup ? &tma->setup->plan : tma->events_plan;
+}
+
+/* The groups of the events the user listed, for the PMU's free counters where it has some. */
+static int plan_events(const struct td_event *events, size_t nr_events, bool hardware, struct td_tma_choice *tma,
+		       char *err, size_t errlen)
+{
+	if (!(tma->events_plan = malloc(sizeof(*tma->events_plan)))) {
+		snprintf(err, errlen, "out of memory planning the counters");
+		return -ENOMEM;
+	}
+	if (!hardware)
+		return td_events_plan_unprobed(events, nr_events, TD_MAX_SLOTS, tma->events_plan, err, errlen);
+	return td_events_plan(events, nr_events, tma->events_plan, tma->counters_note, sizeof(tma->counters_note),
+			      err, errlen);
 }
 
 static bool has_capability(int cap)
@@ -128,7 +150,7 @@ int td_collect_choose_events(const char *cpu_model, long level, bool events_give
 
 	tma->wanted = !events_given;
 	if (events_given)
-		return 0;
+		return plan_events(events, *nr_events, hardware, tma, err, errlen);
 	if (!hardware)
 		snprintf(tma->unavailable, sizeof(tma->unavailable), "%s", why);
 	else if ((ret = prepare_tma(cpu_model, level, tma, err, errlen)))

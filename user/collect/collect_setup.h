@@ -26,9 +26,13 @@ struct td_tma_choice {
 	char unavailable[512];      /* why not, said once */
 	char counters_note[512];    /* what the PMU's probe changed in the plan, said once; "" when nothing */
 	struct td_engine *engine;   /* from td_collect_new_engine */
+	struct td_counter_plan *events_plan; /* --events: their groups (events_plan.h); NULL otherwise */
 };
 
-/* Frees the setup and the engine; the choice is empty afterwards. */
+/* The counter groups the collection opens: the Top-Down setup's, the --events plan, or NULL. */
+const struct td_counter_plan *td_tma_choice_plan(const struct td_tma_choice *tma);
+
+/* Frees the setup, the engine and the --events plan; the choice is empty afterwards. */
 void td_tma_choice_release(struct td_tma_choice *tma);
 
 /* BPF tracing needs root or CAP_BPF with CAP_PERFMON; CO-RE needs kernel BTF;
@@ -49,8 +53,10 @@ int td_collect_check_host(char *err, size_t errlen);
 int td_kernel_check(const char *release, char *err, size_t errlen);
 
 /*
- * The counters: when events_given, *events as the user listed them;
- * else the Top-Down ones of the model (cpu_model, NULL: detected) at
+ * The counters: when events_given, *events as the user listed them,
+ * planned for what the PMU gives (td_events_plan: tma->events_plan, and
+ * tma->counters_note when the plan splits them; -ENOSPC with err when
+ * others hold every counter they need); else the Top-Down ones of the model (cpu_model, NULL: detected) at
  * level, or when TMA is unavailable the ones that do work: task-clock
  * everywhere, cycles and instructions where the host has hardware
  * counters (tma->unavailable says why). A level the model cannot do is

@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "collector.h"
+#include "events_plan.h"
 #include "fileio.h"
 #include "pmu.h"
 #include "procmatch.h"
@@ -607,18 +608,8 @@ static int open_counters(struct td_collector *c, const struct td_collector_opts 
 static int default_plan(const struct td_collector_opts *opts, struct td_counter_plan *plan,
 			char *err, size_t errlen)
 {
-	struct td_counter_need needs[TD_MAX_EVENTS] = { 0 };
-	unsigned per_group = opts->max_group_events ? opts->max_group_events : TD_MAX_SLOTS;
-	struct td_counter_budget budget = { .gp_counters = per_group, .group_events = per_group };
-
-	if (opts->nr_events > TD_MAX_EVENTS) {
-		snprintf(err, errlen, "%zu events are more than the %d a collection can count; name fewer events",
-			 opts->nr_events, TD_MAX_EVENTS);
-		return -EINVAL;
-	}
-	for (size_t e = 0; e < opts->nr_events; e++)
-		needs[e].name = opts->events[e].name;
-	return td_counter_plan_build(needs, opts->nr_events, &budget, plan, err, errlen);
+	return td_events_plan_unprobed(opts->events, opts->nr_events,
+				       opts->max_group_events ? opts->max_group_events : TD_MAX_SLOTS, plan, err, errlen);
 }
 
 /* A plan from the caller must name only the events given and fit the slots. */

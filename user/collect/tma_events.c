@@ -449,7 +449,7 @@ int td_tma_plan_for(struct td_tma_setup *s, const struct td_pmu_probe *probe, ch
 	if (budget.gp_counters == 0) {
 		snprintf(err, errlen, "every general-purpose counter of PMU %s is held by another user%s, so no "
 			 "Top-Down event can count; stop the other monitor", s->pmu,
-			 td_nmi_watchdog_holds_counter(s->model) ?
+			 td_nmi_watchdog_holds_counter(s->model->vendor == TD_VENDOR_ARM) ?
 			 " (the NMI watchdog holds one: `sysctl -w kernel.nmi_watchdog=0` frees it)" : "");
 		return -ENOSPC;
 	}
@@ -472,12 +472,12 @@ int td_tma_plan_for(struct td_tma_setup *s, const struct td_pmu_probe *probe, ch
 	return 0;
 }
 
-bool td_nmi_watchdog_holds_counter(const struct td_model *model)
+bool td_nmi_watchdog_holds_counter(bool arm)
 {
 	char value[8] = "";
 
 	/* x86's hard-lockup detector counts cycles on a counter of its own */
-	return model->vendor != TD_VENDOR_ARM &&
+	return !arm &&
 	       td_read_first_line("/proc/sys/kernel/nmi_watchdog", value, sizeof(value)) == 0 &&
 	       strcmp(value, "0") != 0;
 }

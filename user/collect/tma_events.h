@@ -140,8 +140,8 @@ int td_tma_plan_for(struct td_tma_setup *setup, const struct td_pmu_probe *probe
  */
 int td_tma_probe(struct td_tma_setup *setup, char *note, size_t notelen, char *err, size_t errlen);
 
-/* Whether the NMI watchdog is on and, on this vendor, holds a general-purpose counter. */
-bool td_nmi_watchdog_holds_counter(const struct td_model *model);
+/* Whether the NMI watchdog is on and, on this CPU (arm: Arm's), holds a general-purpose counter. */
+bool td_nmi_watchdog_holds_counter(bool arm);
 
 /* A kb event as perf_event_open(2) wants it, on the PMU of that type. */
 int td_tma_bind_event(const struct td_event_def *def, uint32_t pmu_type, struct td_event *out, char *err,

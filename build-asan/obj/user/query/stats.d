@@ -1,2 +1,0 @@
-build-asan/obj/user/query/stats.o: user/query/stats.c user/query/stats.h
-user/query/stats.h:

@@ -42,8 +42,7 @@ struct pooled_event {
 
 struct pool {
 	const struct td_query *q;
-	char group[TD_COMM_LEN * 2];  /* q->thread folded, when it is a name */
-	long tid;                     /* q->thread, when it is a tid; -1 otherwise */
+	struct scope_choice scope;    /* the threads pooled: every one, or q->thread's */
 	struct td_name_index events;  /* event names in the order first seen */
 	struct pooled_event *sums;    /* by events position */
 	size_t sums_cap;
@@ -58,23 +57,6 @@ struct pool {
 	int deepest;                  /* the deepest tma_level */
 };
 
-static int no_memory(char *err, size_t errlen)
-{
-	snprintf(err, errlen, "out of memory answering the query; free memory and retry");
-	return -ENOMEM;
-}
-
-static bool thread_wanted(const struct pool *p, const struct td_thread_row *t)
-{
-	char group[TD_COMM_LEN * 2];
-
-	if (p->tid >= 0)
-		return t->tid == (uint32_t)p->tid;
-	if (!p->group[0])
-		return true;
-	td_thread_group_name(t->comm, group, sizeof(group));
-	return strcmp(group, p->group) == 0;
-}
 
 /* The run's whole-run thread rows into the sums (a td_run_visitor's run). */
 static int pool_run(void *ctx, const struct td_run *run, char *err, size_t errlen)
@@ -89,7 +71,7 @@ static int pool_run(void *ctx, const struct td_run *run, char *err, size_t errle
 								       sizeof(*grown));
 
 		if (!grown)
-			return no_memory(err, errlen);
+			return td_query_no_memory(err, errlen);
 		p->sums = grown;
 		if (added)
 			p->sums[pos] = (struct pooled_event){ 0 };
@@ -97,8 +79,10 @@ static int pool_run(void *ctx, const struct td_run *run, char *err, size_t errle
 	}
 	for (size_t k = 0; k < run->nr_threads; k++) {
 		const struct td_thread_row *t = &run->threads[k];
+		char tid[16];
 
-		if (!thread_wanted(p, t))
+		snprintf(tid, sizeof(tid), "%u", t->tid);
+		if (!td_query_thread_wanted(&p->scope, tid, t->comm))
 			continue;
 		p->nr_rows++;
 		p->oncpu_ns += (double)t->oncpu_ns;
@@ -158,7 +142,7 @@ static int pool_summary(struct td_store *store, struct pool *p, const struct td_
 	if (level && atoi(level) > p->deepest)
 		p->deepest = atoi(level);
 	if (host && td_name_index_get(&p->hosts, host, &added) < 0)
-		return no_memory(err, errlen);
+		return td_query_no_memory(err, errlen);
 	p->nr_runs++;
 	return td_store_walk_run(store, run->id, &v, err, errlen);
 }
@@ -201,7 +185,7 @@ static int evaluate(const struct pool *p, const struct td_model *model, int dept
 		goto done;
 	}
 	if (!counters || !values || !out || !(*rows = calloc(td_engine_output_count(e) + 1, sizeof(**rows)))) {
-		ret = no_memory(err, errlen);
+		ret = td_query_no_memory(err, errlen);
 		goto done;
 	}
 	pooled_counters(p, counters);
@@ -247,9 +231,9 @@ static int pooled_tree(const struct pool *p, struct td_tree **out, char *err, si
 	}
 	ret = evaluate(p, model, depth, &rows, &nr_rows, err, errlen);
 	if (!ret && !(tree = calloc(1, sizeof(*tree))))
-		ret = no_memory(err, errlen);
+		ret = td_query_no_memory(err, errlen);
 	if (!ret && td_tree_of_rows(rows, nr_rows, p->q->top_n, tree))
-		ret = no_memory(err, errlen);
+		ret = td_query_no_memory(err, errlen);
 	free(rows);
 	if (ret) {
 		td_tree_free(tree);
@@ -268,24 +252,18 @@ static int pooled_tree(const struct pool *p, struct td_tree **out, char *err, si
 int td_query_pooled_tree(struct td_store *store, const struct td_query *q, struct td_tree **out,
 			 char *err, size_t errlen)
 {
-	struct pool p = { .q = q, .tid = -1 };
-	char described[TD_COMM_LEN * 2 + 32] = "";
+	struct pool p = { .q = q };
 	struct td_run_summary *runs = NULL;
 	size_t nr_runs = 0;
 	int ret;
 
 	*out = NULL;
-	if (q->thread && td_query_thread_is_tid(q->thread))
-		p.tid = strtol(q->thread, NULL, 10);
-	else if (q->thread)
-		td_thread_group_name(q->thread, p.group, sizeof(p.group));
-	if (q->thread)
-		snprintf(described, sizeof(described), " for thread %s", p.group[0] ? p.group : q->thread);
+	td_query_choose_scope(q, &p.scope);
 	ret = td_store_list_runs(store, &q->runs, &runs, &nr_runs, err, errlen);
 	for (size_t i = 0; ret == 0 && i < nr_runs; i++)
 		ret = pool_summary(store, &p, &runs[i], err, errlen);
 	if (ret == 0 && (!p.nr_runs || !p.nr_rows))
-		ret = td_query_nothing_found(store, &q->runs, "the filters", described, err, errlen);
+		ret = td_query_nothing_found(store, &q->runs, "the filters", p.scope.described, err, errlen);
 	if (ret == 0)
 		ret = pooled_tree(&p, out, err, errlen);
 	td_run_summaries_free(runs, nr_runs);

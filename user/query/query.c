@@ -61,13 +61,13 @@ static bool is_descendant(const char *path, const char *ancestor)
 	return strncmp(path, ancestor, n) == 0 && path[n] == '.';
 }
 
-static int no_memory(char *err, size_t errlen)
+int td_query_no_memory(char *err, size_t errlen)
 {
 	snprintf(err, errlen, "out of memory answering the query; free memory and retry");
 	return -ENOMEM;
 }
 
-bool td_query_thread_is_tid(const char *text)
+static bool is_tid(const char *text)
 {
 	return text[0] && strspn(text, "0123456789") == strlen(text);
 }
@@ -82,13 +82,7 @@ static int compare_desc(double x, double y)
 
 /* ---- which rows a question reads ---- */
 
-struct scope_choice {
-	struct td_metric_filter filter;
-	char group[TD_COMM_LEN * 2];
-	char described[TD_COMM_LEN * 2 + 32]; /* " for thread X", for messages */
-};
-
-static void choose_scope(const struct td_query *q, struct scope_choice *c)
+void td_query_choose_scope(const struct td_query *q, struct scope_choice *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->filter.scope = TD_SCOPE_PROCESS;
@@ -96,7 +90,7 @@ static void choose_scope(const struct td_query *q, struct scope_choice *c)
 	c->filter.max_level = q->max_level;
 	if (!q->thread)
 		return;
-	if (td_query_thread_is_tid(q->thread)) {
+	if (is_tid(q->thread)) {
 		c->filter.scope = TD_SCOPE_THREAD;
 		c->filter.scope_key = q->thread;
 	} else {
@@ -235,7 +229,7 @@ static int load_samples(struct td_store *store, const struct td_run_filter *runs
 	ret = td_store_read_metrics(store, runs, &scope->filter, &s->runs, &s->nr_runs, err,
 				    errlen);
 	if (ret == 0 && split_samples(s) < 0)
-		ret = no_memory(err, errlen);
+		ret = td_query_no_memory(err, errlen);
 	if (ret == 0 && s->count == 0)
 		ret = td_query_nothing_found(store, runs, side, scope->described, err, errlen);
 	if (ret < 0)
@@ -544,7 +538,7 @@ int td_query_tree(struct td_store *store, const struct td_query *q, struct td_tr
 	*out = NULL;
 	if (q->pooled)
 		return td_query_pooled_tree(store, q, out, err, errlen);
-	choose_scope(q, &scope);
+	td_query_choose_scope(q, &scope);
 	ret = load_samples(store, &q->runs, &scope, "the filters", &set, err, errlen);
 	if (ret < 0)
 		return ret;
@@ -560,7 +554,7 @@ int td_query_tree(struct td_store *store, const struct td_query *q, struct td_tr
 	samples_free(&set);
 	if (ret < 0) {
 		td_tree_free(tree);
-		return no_memory(err, errlen);
+		return td_query_no_memory(err, errlen);
 	}
 	*out = tree;
 	return 0;
@@ -650,7 +644,7 @@ static int bottlenecks_of_rows(struct td_store *store, const struct td_query *q,
 	}
 	table_free(&table);
 	samples_free(&set);
-	return ret < 0 ? no_memory(err, errlen) : 0;
+	return ret < 0 ? td_query_no_memory(err, errlen) : 0;
 }
 
 /*
@@ -703,15 +697,15 @@ int td_query_bottlenecks(struct td_store *store, const struct td_query *q,
 
 	*out = NULL;
 	if (!(result = calloc(1, sizeof(*result))))
-		return no_memory(err, errlen);
-	choose_scope(q, &scope);
+		return td_query_no_memory(err, errlen);
+	td_query_choose_scope(q, &scope);
 	ret = td_store_sum_deepest_crossings(store, &q->runs, &scope.filter, &sums, err, errlen);
 	if (ret == -EOPNOTSUPP)
 		ret = bottlenecks_of_rows(store, q, &scope, result, err, errlen);
 	else if (ret == 0 && !sums->nr_samples)
 		ret = td_query_nothing_found(store, &q->runs, "the filters", scope.described, err, errlen);
 	else if (ret == 0 && bottlenecks_of_sums(sums, result) < 0)
-		ret = no_memory(err, errlen);
+		ret = td_query_no_memory(err, errlen);
 	td_crossing_sums_free(sums);
 	if (ret < 0) {
 		td_bottlenecks_free(result);
@@ -779,12 +773,12 @@ int td_query_runs_above(struct td_store *store, const struct td_query *q, const 
 
 	*out = NULL;
 	if (!m)
-		return no_memory(err, errlen);
+		return td_query_no_memory(err, errlen);
 	if ((ret = td_query_check_node(node, err, errlen))) {
 		td_run_matches_free(m);
 		return ret;
 	}
-	choose_scope(q, &scope);
+	td_query_choose_scope(q, &scope);
 	scope.filter.node = node;
 	scope.filter.min_value = min_value;
 	/* No run reaching the value is an answer, not an error. */
@@ -792,12 +786,12 @@ int td_query_runs_above(struct td_store *store, const struct td_query *q, const 
 	for (size_t i = 0; i < nr_runs; i++)
 		total += runs[i].nr_rows;
 	if (ret == 0 && !(m->items = calloc(total + 1, sizeof(*m->items))))
-		ret = no_memory(err, errlen);
+		ret = td_query_no_memory(err, errlen);
 	for (size_t i = 0; ret == 0 && i < nr_runs; i++)
 		for (size_t j = 0; ret == 0 && j < runs[i].nr_rows; j++)
 			if (!isnan(runs[i].rows[j].value) && add_match(m, &runs[i].run,
 								     &runs[i].rows[j]) < 0)
-				ret = no_memory(err, errlen);
+				ret = td_query_no_memory(err, errlen);
 	td_run_metrics_free(runs, nr_runs);
 	if (ret < 0) {
 		td_run_matches_free(m);
@@ -890,7 +884,7 @@ static struct td_thread_line *find_line(struct td_thread_line *lines, size_t n, 
 }
 
 /* Whether the breakdown keeps a thread (tid, comm) under q->thread. */
-static bool thread_wanted(const struct scope_choice *scope, const char *tid, const char *comm)
+bool td_query_thread_wanted(const struct scope_choice *scope, const char *tid, const char *comm)
 {
 	char group[TD_COMM_LEN * 2];
 
@@ -919,7 +913,7 @@ static int add_lines(struct td_thread_breakdown *t, const struct td_run *run,
 		char tid[16], name[TD_COMM_LEN * 2];
 
 		snprintf(tid, sizeof(tid), "%u", th->tid);
-		if (!thread_wanted(scope, tid, th->comm))
+		if (!td_query_thread_wanted(scope, tid, th->comm))
 			continue;
 		td_thread_group_name(th->comm, name, sizeof(name));
 		group = find_line(t->groups, t->nr_groups, name);
@@ -1040,8 +1034,8 @@ int td_query_threads(struct td_store *store, const struct td_query *q, const cha
 
 	*out = NULL;
 	if (!t)
-		return no_memory(err, errlen);
-	choose_scope(q, &scope);
+		return td_query_no_memory(err, errlen);
+	td_query_choose_scope(q, &scope);
 	ret = sort_node ? td_query_check_node(sort_node, err, errlen) : 0;
 	if (ret == 0)
 		ret = breakdown_run(store, q, &scope, &run, err, errlen);
@@ -1056,7 +1050,7 @@ int td_query_threads(struct td_store *store, const struct td_query *q, const cha
 		memcpy(sum.id, run->id, sizeof(sum.id));
 		if (td_run_summary_copy(&t->run, &sum) < 0 || add_columns(t, run, max_level) < 0 ||
 		    add_lines(t, run, &scope) < 0)
-			ret = no_memory(err, errlen);
+			ret = td_query_no_memory(err, errlen);
 	}
 	if (ret == 0 && t->nr_columns == 0) {
 		snprintf(err, errlen, "run %s has no per-thread Top-Down metrics; runs collected "
@@ -1194,7 +1188,7 @@ int td_query_check_node(const char *node, char *err, size_t errlen)
 		struct td_explanation *x = NULL;
 
 		if (!name)
-			return no_memory(err, errlen);
+			return td_query_no_memory(err, errlen);
 		ret = td_explain_lookup(kb, name, NULL, &x, err, errlen);
 		td_explanation_free(x);
 		free(name);
@@ -1214,14 +1208,14 @@ int td_query_trend(struct td_store *store, const struct td_query *q, const char 
 
 	*out = NULL;
 	if (!t)
-		return no_memory(err, errlen);
+		return td_query_no_memory(err, errlen);
 	t->window = window ? window : 1;
 	t->sigma = sigma;
 	if ((ret = td_query_check_node(node, err, errlen))) {
 		td_trend_free(t);
 		return ret;
 	}
-	choose_scope(q, &scope);
+	td_query_choose_scope(q, &scope);
 	scope.filter.node = node;
 	snprintf(side, sizeof(side), "the filters with metric '%s'", node);
 	ret = load_samples(store, &q->runs, &scope, side, &set, err, errlen);
@@ -1233,7 +1227,7 @@ int td_query_trend(struct td_store *store, const struct td_query *q, const char 
 	samples_free(&set);
 	if (ret < 0) {
 		td_trend_free(t);
-		return no_memory(err, errlen);
+		return td_query_no_memory(err, errlen);
 	}
 	flag_anomalies(t);
 	keep_newest(t, q->top_n);
@@ -1393,7 +1387,7 @@ int td_compare(struct td_store *store, const struct td_compare_args *args,
 	int ret;
 
 	*out = NULL;
-	choose_scope(&scope_query, &scope);
+	td_query_choose_scope(&scope_query, &scope);
 	if (args->by_thread_name)
 		scope.filter.scope = TD_SCOPE_GROUP;
 	ret = load_samples(store, &args->a, &scope, "side A", &a, err, errlen);
@@ -1410,7 +1404,7 @@ int td_compare(struct td_store *store, const struct td_compare_args *args,
 		    table_of_samples(&b, args->by_thread_name, &tb) < 0 ||
 		    !(result = calloc(1, sizeof(*result))) ||
 		    fill_changes(&ta, &tb, args, result) < 0)
-			ret = no_memory(err, errlen);
+			ret = td_query_no_memory(err, errlen);
 	}
 	if (result) {
 		result->nr_runs_a = a.nr_runs;
@@ -1581,7 +1575,7 @@ int td_query_labels(struct td_store *store, const struct td_run_filter *filter, 
 	} else if (!(pairs = label_pairs(runs, nr_runs, &nr_pairs)) ||
 		   !(set = calloc(1, sizeof(*set))) ||
 		   build_label_set(pairs, nr_pairs, key, top_n, set) < 0) {
-		ret = no_memory(err, errlen);
+		ret = td_query_no_memory(err, errlen);
 	} else if (key && !set->count) {
 		ret = unknown_label_key(pairs, nr_pairs, key, filters_runs(filter), err, errlen);
 	}

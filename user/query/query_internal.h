@@ -5,6 +5,22 @@
 
 #include "query.h"
 
+/* Which rows a question reads: the whole-run rows of processes, or of
+ * q->thread (a tid, or a thread name's group). */
+struct scope_choice {
+	struct td_metric_filter filter;
+	char group[TD_COMM_LEN * 2];
+	char described[TD_COMM_LEN * 2 + 32]; /* " for thread X", for messages */
+};
+
+void td_query_choose_scope(const struct td_query *q, struct scope_choice *c);
+
+/* Whether a thread (tid in decimal, comm) is one scope covers. */
+bool td_query_thread_wanted(const struct scope_choice *scope, const char *tid, const char *comm);
+
+/* "out of memory answering the query" in err; -ENOMEM. */
+int td_query_no_memory(char *err, size_t errlen);
+
 /* The tree of rows, one value per node (as one sample's), into tree's
  * nodes and totals; -ENOMEM. */
 int td_tree_of_rows(const struct td_metric_row *rows, size_t n, size_t top_n, struct td_tree *tree);
@@ -20,8 +36,5 @@ int td_query_pooled_tree(struct td_store *store, const struct td_query *q, struc
  */
 int td_query_nothing_found(struct td_store *store, const struct td_run_filter *runs,
 			   const char *side, const char *scope, char *err, size_t errlen);
-
-/* Whether text is a thread id in decimal (a --thread TID). */
-bool td_query_thread_is_tid(const char *text);
 
 #endif
